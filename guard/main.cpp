@@ -1,0 +1,32 @@
+// git-guard: one binary, three modes, chosen here once from argv[0] and argv[1].
+//   basename "git"                         the shim (guards worktree remove/prune)
+//   git-guard hook <name> <args...>        a git hook (reference-transaction)
+//   anything else                          the CLI: git guard <command>
+#include "guard/cli.hpp"
+#include "guard/error.hpp"
+#include "guard/hook.hpp"
+#include "guard/shim.hpp"
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+int main(int argc, char** argv)
+{
+    std::vector<std::string> args(argv, argv + argc);
+    std::string base = args.empty() ? "" : args[0].substr(args[0].rfind('/') + 1);
+    try {
+        if (base == "git")
+            return guard::run_shim(args);
+        if (args.size() >= 2 && args[1] == "hook")
+            return guard::run_hook(std::vector<std::string>(args.begin() + 2, args.end()));
+        return guard::run_cli(args);
+    } catch (const guard::UsageError& e) {
+        std::fprintf(stderr, "git-guard: usage: %s\n", e.what());
+        return 2;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "git-guard: error: %s\n", e.what());
+        return base == "git" ? 128 : 1;
+    }
+}

@@ -1,4 +1,173 @@
+// The reference-transaction hook's slow path. The static front end
+// (front/hook.c) sends only `prepared` transactions that delete a branch here,
+// and runs a chained user hook itself.
 #include "guard/hook.hpp"
+
+#include "guard/lock.hpp"
+#include "guard/log.hpp"
+#include "guard/repo.hpp"
+#include "guard/snapshot.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
 namespace guard {
-int run_hook(const std::vector<std::string>&) { return 0; }
+
+namespace {
+
+struct Update {
+    std::string old_value;
+    std::string new_value;
+    std::string ref;
+};
+
+bool is_zero(const std::string& value)
+{
+    return !value.empty() && value.find_first_not_of('0') == std::string::npos;
 }
+
+bool is_oid(const std::string& value)
+{
+    return value.size() == GIT_OID_HEXSZ && value.find_first_not_of("0123456789abcdef") == std::string::npos;
+}
+
+// Lines git cannot have written (or newer formats, `ref:<target>`) are skipped.
+std::vector<Update> parse_updates(std::istream& in)
+{
+    std::vector<Update> updates;
+    std::string line;
+    while (std::getline(in, line)) {
+        std::istringstream fields(line);
+        Update u;
+        if (fields >> u.old_value >> u.new_value >> u.ref)
+            updates.push_back(u);
+    }
+    return updates;
+}
+
+std::string parent_command()
+{
+    std::ifstream in("/proc/" + std::to_string(::getppid()) + "/cmdline");
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    return text;
+}
+
+// `git branch -m` on 2.39 shows the hook only the old name's deletion. git has
+// parked the old reflog at logs/refs/.tmp-renamed-log for the rename's duration;
+// without a reflog, the parent process's command line says it.
+bool is_rename(const fs::path& common)
+{
+    std::error_code ec;
+    if (fs::exists(common / "logs" / "refs" / ".tmp-renamed-log", ec))
+        return true;
+    std::string cmd = parent_command();
+    std::vector<std::string> argv;
+    for (size_t i = 0; i < cmd.size();) {
+        size_t end = cmd.find('\0', i);
+        argv.push_back(cmd.substr(i, end - i));
+        i = end == std::string::npos ? cmd.size() : end + 1;
+    }
+    bool branch = false;
+    for (const auto& a : argv) {
+        if (a == "branch")
+            branch = true;
+        else if (branch && (a == "-m" || a == "-M" || a == "--move"))
+            return true;
+    }
+    return false;
+}
+
+Pending pending_of(const std::vector<Update>& updates)
+{
+    Pending p;
+    for (const auto& u : updates) {
+        if (is_zero(u.new_value))
+            p.deleted.push_back(u.ref);
+        else if (is_oid(u.new_value))
+            p.created.push_back(parse_oid(u.new_value));
+    }
+    return p;
+}
+
+// Saves one deleted branch's work. Returns false when the deletion must be refused.
+bool guard_deletion(git_repository* repo, const Settings& settings, const Update& u,
+                    const Pending& pending)
+{
+    std::string branch = u.ref.substr(11);
+    git_oid tip;
+    if (is_oid(u.old_value) && !is_zero(u.old_value)) {
+        tip = parse_oid(u.old_value);
+    } else if (git_reference_name_to_id(&tip, repo, u.ref.c_str()) < 0) {
+        git_error_clear();
+        return true; // nothing there to lose
+    }
+    PathLock lock(common_dir(repo), u.ref, settings.lock_timeout);
+    Work work = inspect_branch(repo, branch, tip, settings, pending);
+    if (work.verdict != Verdict::has_work)
+        return true;
+    if (branch.starts_with("stranded/")) {
+        std::fprintf(stderr,
+                     "git-guard: refusing to delete %s: it holds %zu commit(s) found on no other ref.\n"
+                     "  inspect: git show --stat %s\n  let it go: git guard drop %s\n",
+                     branch.c_str(), work.commits.size(), shell_quote(branch).c_str(),
+                     shell_quote(branch).c_str());
+        return false;
+    }
+    try {
+        Saved s = save_tip(repo, branch, tip, {.reason = "branch delete"});
+        std::fprintf(stderr, "git-guard: saved branch %s to %s (git show --stat %s)\n", branch.c_str(),
+                     s.ref.substr(11).c_str(), shell_quote(s.ref.substr(11)).c_str());
+    } catch (const Error& e) {
+        std::fprintf(stderr, "git-guard: %s", refusal_message(work, e.what()).c_str());
+        return false;
+    }
+    return true;
+}
+
+fs::path repository_start()
+{
+    if (const char* dir = std::getenv("GIT_DIR"); dir && *dir)
+        return dir;
+    return fs::current_path();
+}
+
+} // namespace
+
+int run_hook(const std::vector<std::string>& args)
+{
+    if (args.size() < 2 || args[0] != "reference-transaction" || args[1] != "prepared")
+        return 0;
+    auto updates = parse_updates(std::cin);
+    Pending pending = pending_of(updates);
+    bool deletes_branch = false;
+    for (const auto& u : updates)
+        deletes_branch = deletes_branch || (is_zero(u.new_value) && u.ref.starts_with("refs/heads/"));
+    if (!deletes_branch)
+        return 0;
+    try {
+        Repository repo = open_repository(repository_start());
+        Settings settings = read_settings(repo.get());
+        if (!settings.enabled || is_rename(common_dir(repo.get())))
+            return 0;
+        init_log(common_dir(repo.get()), false);
+        bool ok = true;
+        for (const auto& u : updates)
+            if (is_zero(u.new_value) && u.ref.starts_with("refs/heads/"))
+                ok = guard_deletion(repo.get(), settings, u, pending) && ok;
+        return ok ? 0 : 1;
+    } catch (const std::exception& e) {
+        // A deletion whose safety cannot be established is refused.
+        std::fprintf(stderr, "git-guard: cannot check a branch deletion, refusing it: %s\n", e.what());
+        return 1;
+    }
+}
+
+} // namespace guard

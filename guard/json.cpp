@@ -1,1 +1,105 @@
-// placeholder
+#include "guard/json.hpp"
+
+#include <cstdio>
+
+namespace guard {
+
+namespace {
+
+// Length of the valid UTF-8 sequence at `s[i]`, or 0 when it is not one.
+size_t utf8_length(std::string_view s, size_t i)
+{
+    auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+    unsigned char c = byte(i);
+    size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+    if (n == 0 || i + n > s.size() || (n == 2 && c < 0xc2))
+        return 0;
+    for (size_t k = 1; k < n; ++k)
+        if ((byte(i + k) & 0xc0) != 0x80)
+            return 0;
+    return n;
+}
+
+void escape_byte(std::string& out, unsigned char c)
+{
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "\\u%04x", c);
+    out += hex;
+}
+
+} // namespace
+
+std::string json_string(std::string_view bytes)
+{
+    std::string out = "\"";
+    for (size_t i = 0; i < bytes.size();) {
+        auto c = static_cast<unsigned char>(bytes[i]);
+        size_t n = utf8_length(bytes, i);
+        if (n == 0) {
+            escape_byte(out, c);
+            ++i;
+            continue;
+        }
+        if (n > 1) {
+            out.append(bytes.substr(i, n));
+        } else if (c == '"' || c == '\\') {
+            out += '\\';
+            out += static_cast<char>(c);
+        } else if (c == '\n') {
+            out += "\\n";
+        } else if (c == '\t') {
+            out += "\\t";
+        } else if (c < 0x20 || c == 0x7f) {
+            escape_byte(out, c);
+        } else {
+            out += static_cast<char>(c);
+        }
+        i += n;
+    }
+    return out + "\"";
+}
+
+JsonObject& JsonObject::add_raw(std::string_view key, std::string_view json)
+{
+    if (!m_body.empty())
+        m_body += ",";
+    m_body += json_string(key);
+    m_body += ":";
+    m_body += json;
+    return *this;
+}
+
+JsonObject& JsonObject::add(std::string_view key, std::string_view value)
+{
+    return add_raw(key, json_string(value));
+}
+
+JsonObject& JsonObject::add(std::string_view key, bool value)
+{
+    return add_raw(key, value ? "true" : "false");
+}
+
+JsonObject& JsonObject::add(std::string_view key, long long value)
+{
+    return add_raw(key, std::to_string(value));
+}
+
+JsonObject& JsonObject::add_null(std::string_view key) { return add_raw(key, "null"); }
+
+JsonObject& JsonObject::add_strings(std::string_view key, const std::vector<std::string>& values)
+{
+    std::vector<std::string> items;
+    for (const auto& v : values)
+        items.push_back(json_string(v));
+    return add_raw(key, json_array(items));
+}
+
+std::string json_array(const std::vector<std::string>& raw_items)
+{
+    std::string out = "[";
+    for (size_t i = 0; i < raw_items.size(); ++i)
+        out += (i ? "," : "") + raw_items[i];
+    return out + "]";
+}
+
+} // namespace guard

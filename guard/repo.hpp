@@ -1,0 +1,64 @@
+#pragma once
+
+#include "guard/git.hpp"
+
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace guard {
+
+// One checkout registered with a repository.
+struct Worktree {
+    std::filesystem::path path;    // root of the working tree, as registered
+    std::filesystem::path git_dir; // its admin dir (the common dir for the main tree)
+    std::string name;              // admin entry name ("" for the main tree)
+    bool is_main = false;
+    bool locked = false;
+    std::string lock_reason;
+    bool prunable = false;         // registered, but its directory or .git is gone
+};
+
+// The repository-local guard.* keys (DESIGN §9).
+struct Settings {
+    bool enabled = false;
+    std::vector<std::string> exclude;
+    std::vector<std::string> keep_ignored;
+    std::vector<std::string> base_refs;
+    std::string identity = "git-guard <git-guard@localhost>";
+    std::chrono::seconds lock_timeout{60};
+    bool lock_worktrees = false;   // guard.lockWorktrees, set by install --lock-worktrees
+};
+
+// Opens the repository that contains `start` (any path inside it, or a git dir).
+// Refuses, with the reason, repositories libgit2 cannot serve (reftable, SHA-256).
+Repository open_repository(const std::filesystem::path& start);
+
+// Opens the common repository (shared refs, objects, config) of `repo`.
+Repository open_common(git_repository* repo);
+
+std::filesystem::path common_dir(git_repository* repo);
+
+// Throws Error when `common_dir`'s config declares a format we cannot serve.
+void check_supported(const std::filesystem::path& common_dir);
+
+Settings read_settings(git_repository* repo);
+
+// Every worktree of the repository, the main one first (none for a bare repository).
+std::vector<Worktree> list_worktrees(git_repository* repo);
+
+// The registered worktree whose root is exactly `path`. Throws Error, naming the
+// enclosing tree when there is one, for anything else: a git call "in" a
+// subdirectory or a husk would answer for the wrong tree.
+Worktree resolve_worktree(git_repository* repo, const std::filesystem::path& path);
+
+// Opens `tree` itself, so HEAD and the index are the tree's own. Verifies that
+// libgit2's idea of the working directory is the tree's root.
+Repository open_worktree(const Worktree& tree);
+
+// Absolute, normalised, symlinks resolved as far as the path exists.
+std::filesystem::path absolute_path(const std::filesystem::path& path);
+
+} // namespace guard

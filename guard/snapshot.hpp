@@ -1,0 +1,67 @@
+#pragma once
+
+#include "guard/work.hpp"
+
+#include <optional>
+#include <string>
+
+namespace guard {
+
+struct SaveOptions {
+    std::string reason = "save";   // Stranded-Reason: the operation that forced the save
+};
+
+// A verified stranded branch.
+struct Saved {
+    std::string ref;        // refs/heads/stranded/<name>/<stamp>[-N]
+    git_oid commit{};
+    git_oid tree{};
+    std::string base;       // the commit the work sits on ("" when none)
+    std::string diffstat;   // one-line summary against `base`
+    bool made_commit = false;
+};
+
+// Saves `work` found in `tree` (DESIGN §5): private index, one commit, a new
+// branch, read back. Writes nothing to the tree's files, index, HEAD or branch.
+// Returns nothing when there was nothing to save. Throws Error when it cannot.
+std::optional<Saved> save_tree(git_repository* tree_repo, const Worktree& tree, const Work& work,
+                               const Settings& settings, const SaveOptions& options);
+
+// Points a new stranded branch named after `name` at `tip` (no commit is made).
+Saved save_tip(git_repository* repo, const std::string& name, const git_oid& tip,
+               const SaveOptions& options);
+
+// `refs/heads/stranded/<name>/<stamp>`: each component made valid for a ref,
+// stamped with the UTC time to the millisecond (or $GIT_GUARD_STAMP, for tests).
+std::string stranded_ref_name(const std::string& name);
+
+// The inspect/compare/restore lines printed after a save.
+std::string describe(const Saved& saved);
+
+} // namespace guard
+
+namespace guard {
+
+struct SaveResult {
+    Work work;
+    std::optional<Saved> saved;
+};
+
+// `git guard save`: under the tree's lock, inspect `tree` again and save its work.
+// Throws Error when the tree cannot be saved (its work is then untouched).
+SaveResult save_path(const std::filesystem::path& start, const std::filesystem::path& tree,
+                     const SaveOptions& options);
+
+
+} // namespace guard
+
+namespace guard {
+
+// DESIGN §8: what `work` holds, why saving failed (`why`), and pasteable
+// commands to recover it or to discard it.
+std::string refusal_message(const Work& work, const std::string& why);
+
+// `text` quoted for a POSIX shell when it needs quoting.
+std::string shell_quote(const std::string& text);
+
+} // namespace guard

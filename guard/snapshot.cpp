@@ -325,6 +325,22 @@ Saved save_tip(git_repository* repo, const std::string& name, const git_oid& tip
     return s;
 }
 
+Saved save_commit(git_repository* repo, const Work& w, const git_oid& tree_oid,
+                  const std::string& name, const Settings& settings, const SaveOptions& options)
+{
+    Tree head = head_tree(repo, w);
+    Saved s;
+    s.tree = tree_oid;
+    s.commit = write_commit(repo, w, tree_oid, settings, options.reason);
+    s.made_commit = true;
+    s.base = w.head ? to_hex(*w.head) : "";
+    s.ref = create_ref(repo, name, s.commit);
+    verify(repo, s);
+    s.diffstat = diffstat(repo, head.get(), tree_oid);
+    spdlog::info("saved {} from {} to {} ({})", to_hex(s.commit), w.path, s.ref, options.reason);
+    return s;
+}
+
 std::optional<Saved> save_tree(git_repository* repo, const Worktree& tree, const Work& w,
                                const Settings& settings, const SaveOptions& options)
 {
@@ -332,30 +348,19 @@ std::optional<Saved> save_tree(git_repository* repo, const Worktree& tree, const
         throw Error(w.reason);
     if (w.verdict == Verdict::clean)
         return std::nullopt;
-    Tree head = head_tree(repo, w);
     std::optional<git_oid> tree_oid;
     if (w.has_uncommitted()) {
+        Tree head = head_tree(repo, w);
         tree_oid = write_tree(repo, tree, w, head.get());
         if (head && git_oid_equal(&*tree_oid, git_tree_id(head.get())))
             tree_oid.reset();
     }
-    if (!tree_oid) {
-        if (w.commits.empty() || !w.head)
-            return std::nullopt;
-        Saved s = save_tip(repo, tree_name(tree), *w.head, options);
-        s.base = w.head ? to_hex(*w.head) : "";
-        return s;
-    }
-    Saved s;
-    s.tree = *tree_oid;
-    s.commit = write_commit(repo, w, *tree_oid, settings, options.reason);
-    s.made_commit = true;
-    s.base = w.head ? to_hex(*w.head) : "";
-    s.ref = create_ref(repo, tree_name(tree), s.commit);
-    verify(repo, s);
-    s.diffstat = diffstat(repo, head.get(), *tree_oid);
-    spdlog::info("saved {} from {} to {} ({})", to_hex(s.commit), tree.path.string(), s.ref,
-                 options.reason);
+    if (tree_oid)
+        return save_commit(repo, w, *tree_oid, tree_name(tree), settings, options);
+    if (w.commits.empty() || !w.head)
+        return std::nullopt;
+    Saved s = save_tip(repo, tree_name(tree), *w.head, options);
+    s.base = to_hex(*w.head);
     return s;
 }
 

@@ -27,6 +27,11 @@ struct Saved {
 std::optional<Saved> save_tree(git_repository* tree_repo, const Worktree& tree, const Work& work,
                                const Settings& settings, const SaveOptions& options);
 
+// Commits `tree_oid` on top of `work`'s HEAD (and moved-off branch tip), creates
+// the stranded branch for `name` and reads it back. The common end of every save.
+Saved save_commit(git_repository* repo, const Work& work, const git_oid& tree_oid,
+                  const std::string& name, const Settings& settings, const SaveOptions& options);
+
 // Points a new stranded branch named after `name` at `tip` (no commit is made).
 Saved save_tip(git_repository* repo, const std::string& name, const git_oid& tip,
                const SaveOptions& options);

@@ -1,0 +1,41 @@
+// What the two static front ends share: where they live, how git's global options
+// are skipped, and how a child is started. Plain C and libc only: these run on every
+// git call and every ref update, and must start as fast as a process can (DESIGN.md §11).
+#pragma once
+
+#include <stddef.h>
+#include <sys/types.h>
+
+enum { k_path_max = 4096 };
+
+// Writes the directory of the running executable (/proc/self/exe, links resolved)
+// into `dir`. Returns 0, or -1 with errno set.
+int self_dir(char* dir, size_t size);
+
+// Writes `dir`/`name` into `out`. Returns 0, or -1 when it does not fit.
+int join_path(char* out, size_t size, const char* dir, const char* name);
+
+// Skips git's global options in `argv[start..argc)` exactly as git 2.39's
+// handle_options does. Returns the index of the first word that is not an option
+// (the subcommand), or -1 when git would not run a subcommand from here: a query
+// that ends parsing (`--version`, `--help`, `--exec-path`, `--list-cmds=`…), an
+// unknown option, an option missing its value, or no word at all. Sets
+// `*envchanged` (when not NULL) if an option would change git's environment, which
+// git refuses inside an alias.
+int skip_git_options(int argc, char* const argv[], int start, int* envchanged);
+
+// When `argv[1]` is `--guard-version` and basename(`argv[0]`) is `name`, prints
+// "`name` <version>" and returns 1; otherwise returns 0.
+int wants_guard_version(int argc, char* const argv[], const char* name);
+
+// The last path component of `path`.
+const char* base_name(const char* path);
+
+// Starts `argv` (argv[0] is a path) with `in_fd` (when >= 0) as its stdin and
+// `out_fd` (when >= 0) as its stdout; `quiet` sends its stderr to /dev/null.
+// Returns the pid, or -1 with errno set to why exec failed (the child is reaped).
+pid_t spawn(char* const argv[], int in_fd, int out_fd, int quiet);
+
+// Waits for `pid`: its exit code, or 128 + the signal that killed it, which is also
+// stored in `*signal_number` (when not NULL; 0 for a normal exit).
+int wait_for(pid_t pid, int* signal_number);

@@ -190,6 +190,9 @@ int run_save(const Invocation& inv)
         if (result.saved)
             add_saved(o, *result.saved);
         std::printf("%s\n", o.str().c_str());
+    } else if (result.saved && result.saved->existing) {
+        std::printf("nothing new to save in %s: %s already holds its work\n", result.work.path.c_str(),
+                    result.saved->ref.c_str());
     } else if (result.saved) {
         std::printf("saved %s to %s\n%s", result.work.path.c_str(), result.saved->ref.c_str(),
                     describe(*result.saved).c_str());

@@ -123,7 +123,8 @@ std::optional<Worktree> find_tree(git_repository* repo, const fs::path& cwd, con
 
 void report_saved(const Saved& s, const std::string& what)
 {
-    std::fprintf(stderr, "git-guard: saved %s to %s (git show --stat %s)\n", what.c_str(),
+    std::fprintf(stderr, "git-guard: %s %s to %s (git show --stat %s)\n",
+                 s.existing ? "already saved" : "saved", what.c_str(),
                  s.ref.substr(11).c_str(), shell_quote(s.ref.substr(11)).c_str());
 }
 

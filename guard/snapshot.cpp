@@ -281,6 +281,40 @@ std::string diffstat(git_repository* repo, git_tree* base, const git_oid& tree_o
     return text;
 }
 
+// An earlier save of `name` with this very tree on this very HEAD, so a repeated
+// save adds no duplicate branch.
+std::optional<Saved> find_equal_save(git_repository* repo, const std::string& name,
+                                     const git_oid& tree_oid, const Work& w)
+{
+    std::string ref = stranded_ref_name(name);
+    std::string glob = ref.substr(0, ref.rfind('/')) + "/*";
+    std::vector<std::string> refs;
+    git_reference_foreach_glob(
+        repo, glob.c_str(),
+        [](const char* n, void* out) {
+            static_cast<std::vector<std::string>*>(out)->emplace_back(n);
+            return 0;
+        },
+        &refs);
+    for (const auto& r : refs) {
+        git_oid oid;
+        git_commit* raw = nullptr;
+        if (git_reference_name_to_id(&oid, repo, r.c_str()) < 0 || git_commit_lookup(&raw, repo, &oid) < 0)
+            continue;
+        Commit c(raw);
+        bool same_parent = w.head ? git_commit_parentcount(raw) >= 1 &&
+                                        git_oid_equal(git_commit_parent_id(raw, 0), &*w.head)
+                                  : git_commit_parentcount(raw) == 0;
+        if (same_parent && git_oid_equal(git_commit_tree_id(raw), &tree_oid)) {
+            Saved s{r, oid, tree_oid, w.head ? to_hex(*w.head) : "", "already saved", true, true};
+            verify(repo, s);
+            return s;
+        }
+    }
+    git_error_clear();
+    return std::nullopt;
+}
+
 std::string tree_name(const Worktree& tree)
 {
     return tree.path.filename().string();
@@ -355,8 +389,11 @@ std::optional<Saved> save_tree(git_repository* repo, const Worktree& tree, const
         if (head && git_oid_equal(&*tree_oid, git_tree_id(head.get())))
             tree_oid.reset();
     }
-    if (tree_oid)
+    if (tree_oid) {
+        if (auto existing = find_equal_save(repo, tree_name(tree), *tree_oid, w))
+            return existing;
         return save_commit(repo, w, *tree_oid, tree_name(tree), settings, options);
+    }
     if (w.commits.empty() || !w.head)
         return std::nullopt;
     Saved s = save_tip(repo, tree_name(tree), *w.head, options);

@@ -19,6 +19,7 @@ struct Saved {
     std::string base;       // the commit the work sits on ("" when none)
     std::string diffstat;   // one-line summary against `base`
     bool made_commit = false;
+    bool existing = false;  // an earlier save already held exactly this work
 };
 
 // Saves `work` found in `tree` (DESIGN §5): private index, one commit, a new

@@ -176,22 +176,19 @@ assert_no_ref() {
 # in $RC (trailing newlines dropped; use `record` for byte-exact output).
 run_cmd() {
     local out=$TEST_ROOT/.run.out err=$TEST_ROOT/.run.err
-    "$@" >"$out" 2>"$err"
-    RC=$?
+    "$@" >"$out" 2>"$err" && RC=0 || RC=$? # no exit under `set -e`
     OUT=$(<"$out")
     ERR=$(<"$err")
 }
 
 # record PREFIX COMMAND...: runs it, keeping stdout, stderr and the exit code byte for
-# byte in PREFIX.out, PREFIX.err and PREFIX.rc. Returns the command's exit code.
+# byte in PREFIX.out, PREFIX.err and PREFIX.rc.
 record() {
-    local prefix=$1
+    local prefix=$1 rc
     shift
     mkdir -p "$(dirname "$prefix")"
-    "$@" >"$prefix.out" 2>"$prefix.err"
-    local rc=$?
+    "$@" >"$prefix.out" 2>"$prefix.err" && rc=0 || rc=$?
     echo "$rc" >"$prefix.rc"
-    return "$rc"
 }
 
 # --- repositories and shims ----------------------------------------------------------

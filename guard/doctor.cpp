@@ -1,1 +1,247 @@
-// placeholder
+// git guard doctor: every check runs, whatever failed before it, so one run names every
+// problem. The checks read; they never repair (the fix is printed instead).
+#include "guard/doctor.hpp"
+
+#include "guard/error.hpp"
+#include "guard/install.hpp"
+#include "guard/process.hpp"
+#include "guard/repo.hpp"
+#include "guard/version.hpp"
+#include "guard/work.hpp"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace guard {
+
+namespace {
+
+constexpr const char* k_reinstall = "reinstall git-guard (installer/install.sh, or cmake --install)";
+
+Check passed(std::string name, std::string detail) { return {std::move(name), true, std::move(detail), ""}; }
+
+Check failed(std::string name, std::string detail, std::string fix)
+{
+    return {std::move(name), false, std::move(detail), std::move(fix)};
+}
+
+std::string read_text(const fs::path& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream out;
+    out << in.rdbuf();
+    return out.str();
+}
+
+std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+
+// The front ends answer `--guard-version` with "<name> <version>".
+Check version_check()
+{
+    std::string want = GUARD_VERSION;
+    for (const char* name : {"git-guard-hook", "git-guard-shim"}) {
+        fs::path front = front_end(name);
+        if (::access(front.c_str(), X_OK) != 0)
+            return failed("version", std::string(name) + " is missing next to " + self_path(), k_reinstall);
+        auto said = first_line(run({front.string(), "--guard-version"}).out);
+        if (said != std::string(name) + " " + want)
+            return failed("version", front.string() + " says '" + said + "' but git-guard is " + want,
+                          k_reinstall);
+    }
+    return passed("version", "git-guard, git-guard-hook and git-guard-shim are all " + want);
+}
+
+Check real_git_check(std::string& git)
+{
+    try {
+        git = find_real_git();
+    } catch (const Error& e) {
+        git = "git";
+        return failed("real_git", e.what(), "install git, or set GIT_GUARD_REAL_GIT to its path");
+    }
+    auto [major, minor] = git_version(git);
+    std::string found = "git " + std::to_string(major) + "." + std::to_string(minor) + " at " + git;
+    if (major < 2 || (major == 2 && minor < 38))
+        return failed("real_git", found + " is older than 2.38: rebased or squash-merged branches "
+                                          "cannot be told from unpublished ones",
+                      "upgrade git to 2.38 or newer");
+    return passed("real_git", found);
+}
+
+Check shim_check(const fs::path& common)
+{
+    fs::path shim = front_end("git-guard-shim");
+    fs::path link = installed_shim_link(common);
+    fs::path dir = link.empty() ? default_shim_dir() : link.parent_path();
+    std::string fix = "put the shim first on PATH: export PATH=\"" + dir.string() + ":$PATH\"";
+    if (!link.empty() && !fs::exists(link))
+        return failed("shim_on_path", "the shim link " + link.string() + " is gone", "run 'git guard install'");
+    const char* env = std::getenv("PATH");
+    std::istringstream in(env ? env : "");
+    for (std::string entry; std::getline(in, entry, ':');) {
+        fs::path git = fs::path(entry.empty() ? "." : entry) / "git";
+        std::error_code ec;
+        if (::access(git.c_str(), X_OK) != 0 || fs::is_directory(git, ec))
+            continue;
+        if (fs::equivalent(git, shim, ec))
+            return passed("shim_on_path", "git on PATH is the shim (" + git.string() + ")");
+        return failed("shim_on_path",
+                      "git on PATH is " + git.string() + ", not the git-guard shim: 'git worktree "
+                      "remove' and 'prune' are not guarded in this shell", fix);
+    }
+    return failed("shim_on_path", "no git on PATH", fix);
+}
+
+bool config_flag(git_repository* repo, const char* key)
+{
+    git_config* raw = nullptr;
+    if (git_repository_config_snapshot(&raw, repo) < 0)
+        return false;
+    Config config(raw);
+    int value = 0;
+    bool set = git_config_get_bool(&value, config.get(), key) == 0 && value;
+    git_error_clear();
+    return set;
+}
+
+// One hook in one hooks directory: present, executable, ours, current, chain runnable.
+Check hook_check(const fs::path& dir, const std::string& name)
+{
+    fs::path hook = dir / name;
+    fs::path chained = dir / (name + ".guard-chained");
+    std::string id = name == "post-checkout" ? "lock_hook" : "hook";
+    const std::string fix = "run 'git guard install" + std::string(name == "post-checkout" ? " --lock-worktrees'" : "'") +
+                            " (it keeps any hook that is there and chains it)";
+    std::error_code ec;
+    if (!fs::exists(hook, ec))
+        return failed(id, "there is no " + name + " hook in " + dir.string(), fix);
+    std::string text = read_text(hook);
+    if (text.find(hook_marker(name)) == std::string::npos)
+        return failed(id, hook.string() + " is not git-guard's hook (something replaced it)", fix);
+    if (::access(hook.c_str(), X_OK) != 0)
+        return failed(id, hook.string() + " is not executable, so git ignores it", "chmod +x " + hook.string());
+    try {
+        if (text != hook_stub(name))
+            return failed(id, hook.string() + " runs another git-guard installation's front end", fix);
+    } catch (const Error& e) {
+        return failed(id, e.what(), k_reinstall);
+    }
+    bool chain = fs::exists(chained, ec);
+    if (chain && ::access(chained.c_str(), X_OK) != 0)
+        return failed(id, "the chained hook " + chained.string() + " is not executable, so it no longer runs",
+                      "chmod +x " + chained.string());
+    return passed(id, hook.string() + " is git-guard's" +
+                          (chain ? ", and runs the previous hook " + chained.filename().string() : ""));
+}
+
+void hook_checks(std::vector<Check>& checks, const std::string& git, git_repository* repo)
+{
+    auto hooks = locate_hooks(git, repo);
+    if (hooks.scope == "global" || hooks.scope == "system")
+        checks.push_back(failed(
+            "hooks_path",
+            "core.hooksPath=" + hooks.value + " comes from " + hooks.scope + " config (" + hooks.origin +
+                "): git runs hooks from there, not from this repository's hooks directory",
+            "remove it (git config --" + hooks.scope + " --unset core.hooksPath), or guard every "
+            "repository of the user with 'git guard install --force'"));
+    else
+        checks.push_back(passed("hooks_path", hooks.value.empty() ? "git runs hooks from " + hooks.dirs[0].string()
+                                                                  : "core.hooksPath=" + hooks.value + " (" + hooks.scope + ")"));
+    bool lock = config_flag(repo, "guard.lockworktrees");
+    for (const auto& dir : hooks.dirs) {
+        checks.push_back(hook_check(dir, "reference-transaction"));
+        if (lock)
+            checks.push_back(hook_check(dir, "post-checkout"));
+    }
+}
+
+bool writable(fs::path dir)
+{
+    std::error_code ec;
+    while (!fs::exists(dir, ec) && dir.has_relative_path())
+        dir = dir.parent_path();
+    return ::access(dir.c_str(), W_OK) == 0;
+}
+
+Check dirs_check(const fs::path& common)
+{
+    for (const fs::path& dir : {common / "guard" / "locks", common / "guard"})
+        if (!writable(dir))
+            return failed("dirs_writable", dir.string() + " is not writable: no lock or log can be made there",
+                          "give this user write access to " + (common / "guard").string());
+    return passed("dirs_writable", (common / "guard").string() + " (locks, guard.log) is writable");
+}
+
+std::string tree_state(const Worktree& tree, const Settings& settings)
+{
+    if (tree.prunable)
+        return "prunable: its directory or .git is gone ('git guard remove' salvages it)";
+    std::string lock = tree.locked ? ", locked (" + first_line(tree.lock_reason) + ")" : "";
+    try {
+        auto repo = open_worktree(tree);
+        auto work = inspect_tree(repo.get(), tree, settings);
+        std::string branch = work.branch.empty() ? "detached" : work.branch;
+        if (work.verdict == Verdict::cannot_save)
+            return branch + ", cannot be saved: " + work.reason + lock;
+        if (work.verdict == Verdict::has_work)
+            return branch + ", has work: " + std::to_string(work.changes.size()) + " changes, " +
+                   std::to_string(work.commits.size()) + " unique commits" + lock;
+        return branch + ", clean" + lock;
+    } catch (const Error& e) {
+        return std::string("cannot be read: ") + e.what() + lock;
+    }
+}
+
+Check limits_check(bool locked)
+{
+    return passed("limits",
+                  "not guarded: deletions by libgit2, JGit, go-git or rm -rf; 'git -c core.hooksPath=... "
+                  "branch -D' (skips the hook); a git called by absolute path such as /usr/bin/git "
+                  "(skips the shim)" +
+                      std::string(locked ? "; worktrees are locked (guard.lockWorktrees), so git itself "
+                                           "refuses to remove one without the shim"
+                                         : "; 'git guard install --lock-worktrees' makes git itself "
+                                           "refuse to remove a worktree without the shim"));
+}
+
+} // namespace
+
+std::vector<Check> diagnose(const fs::path& start)
+{
+    std::vector<Check> checks{version_check()};
+    std::string git;
+    checks.push_back(real_git_check(git));
+    Repository repo;
+    try {
+        repo = open_repository(start);
+        checks.push_back(passed("libgit2", "libgit2 opens " + common_dir(repo.get()).string()));
+    } catch (const GitError& e) {
+        checks.push_back(failed("libgit2", e.what(), "repair the repository ('git fsck')"));
+    } catch (const Error& e) {
+        if (std::string(e.what()).find("is not in a git repository") != std::string::npos)
+            throw;
+        checks.push_back(failed("libgit2", e.what(), "git-guard cannot guard this repository"));
+    }
+    if (!repo) {
+        checks.push_back(limits_check(false));
+        return checks;
+    }
+    fs::path common = common_dir(repo.get());
+    checks.push_back(shim_check(common));
+    auto settings = read_settings(repo.get());
+    checks.push_back(settings.enabled ? passed("enabled", "guard.enabled is true")
+                                      : failed("enabled", "guard.enabled is not set", "run 'git guard install'"));
+    hook_checks(checks, git, repo.get());
+    checks.push_back(dirs_check(common));
+    for (const auto& tree : list_worktrees(repo.get()))
+        checks.push_back(passed("worktree", tree.path.string() + ": " + tree_state(tree, settings)));
+    checks.push_back(limits_check(config_flag(repo.get(), "guard.lockworktrees")));
+    return checks;
+}
+
+} // namespace guard

@@ -142,13 +142,16 @@ Check hook_check(const fs::path& dir, const std::string& name)
 void hook_checks(std::vector<Check>& checks, const std::string& git, git_repository* repo)
 {
     auto hooks = locate_hooks(git, repo);
-    if (hooks.scope == "global" || hooks.scope == "system")
-        checks.push_back(failed(
-            "hooks_path",
-            "core.hooksPath=" + hooks.value + " comes from " + hooks.scope + " config (" + hooks.origin +
-                "): git runs hooks from there, not from this repository's hooks directory",
-            "remove it (git config --" + hooks.scope + " --unset core.hooksPath), or guard every "
-            "repository of the user with 'git guard install --force'"));
+    std::string where = "core.hooksPath=" + hooks.value + " comes from " + hooks.scope + " config (" +
+                        hooks.origin + ")";
+    bool shared = hooks.scope == "global" || hooks.scope == "system";
+    std::string text = read_text(hooks.dirs[0] / "reference-transaction");
+    if (shared && text.find(hook_marker("reference-transaction")) == std::string::npos)
+        checks.push_back(failed("hooks_path", where + ": git runs hooks from there, not from this repository's hooks directory",
+                                "remove it (git config --" + hooks.scope + " --unset core.hooksPath), or guard "
+                                "every repository of the user with 'git guard install --force'"));
+    else if (shared)
+        checks.push_back(passed("hooks_path", where + ": git-guard's hook there guards every repository that uses it"));
     else
         checks.push_back(passed("hooks_path", hooks.value.empty() ? "git runs hooks from " + hooks.dirs[0].string()
                                                                   : "core.hooksPath=" + hooks.value + " (" + hooks.scope + ")"));

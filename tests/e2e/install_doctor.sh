@@ -97,6 +97,8 @@ assert_no_file "$TEST_ROOT/global-hooks/reference-transaction" "nothing is writt
 run_cmd "$GUARD" -C "$TEST_ROOT/global" install --force --shim-dir "$TEST_ROOT/shim"
 assert_eq 0 "$RC" "install --force writes into the global hooks directory"
 assert_file_exists "$TEST_ROOT/global-hooks/reference-transaction" "the hook is there"
+assert_not_contains "$(cd "$TEST_ROOT/global" && doctor_failures)" hooks_path \
+    "doctor accepts a global core.hooksPath that holds git-guard's hook"
 "$GUARD" -C "$TEST_ROOT/global" uninstall >/dev/null
 assert_no_file "$TEST_ROOT/global-hooks" "uninstall removes the directory it created"
 git_real config --global --unset core.hooksPath

@@ -21,9 +21,13 @@ namespace guard {
 
 namespace {
 
-constexpr const char* k_reinstall = "reinstall git-guard (installer/install.sh, or cmake --install)";
+constexpr const char* k_reinstall =
+    "reinstall git-guard (installer/install.sh, or cmake --install)";
 
-Check passed(std::string name, std::string detail) { return {std::move(name), true, std::move(detail), ""}; }
+Check passed(std::string name, std::string detail)
+{
+    return {std::move(name), true, std::move(detail), ""};
+}
 
 Check failed(std::string name, std::string detail, std::string fix)
 {
@@ -38,7 +42,10 @@ std::string read_text(const fs::path& path)
     return out.str();
 }
 
-std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+std::string first_line(const std::string& text)
+{
+    return text.substr(0, text.find('\n'));
+}
 
 // The front ends answer `--guard-version` with "<name> <version>".
 Check version_check()
@@ -47,10 +54,12 @@ Check version_check()
     for (const char* name : {"git-guard-hook", "git-guard-shim"}) {
         fs::path front = front_end(name);
         if (::access(front.c_str(), X_OK) != 0)
-            return failed("version", std::string(name) + " is missing next to " + self_path(), k_reinstall);
+            return failed("version", std::string(name) + " is missing next to " + self_path(),
+                          k_reinstall);
         auto said = first_line(run({front.string(), "--guard-version"}).out);
         if (said != std::string(name) + " " + want)
-            return failed("version", front.string() + " says '" + said + "' but git-guard is " + want,
+            return failed("version",
+                          front.string() + " says '" + said + "' but git-guard is " + want,
                           k_reinstall);
     }
     return passed("version", "git-guard, git-guard-hook and git-guard-shim are all " + want);
@@ -67,8 +76,9 @@ Check real_git_check(std::string& git)
     auto [major, minor] = git_version(git);
     std::string found = "git " + std::to_string(major) + "." + std::to_string(minor) + " at " + git;
     if (major < 2 || (major == 2 && minor < 38))
-        return failed("real_git", found + " is older than 2.38: rebased or squash-merged branches "
-                                          "cannot be told from unpublished ones",
+        return failed("real_git",
+                      found + " is older than 2.38: rebased or squash-merged branches "
+                              "cannot be told from unpublished ones",
                       "upgrade git to 2.38 or newer");
     return passed("real_git", found);
 }
@@ -80,7 +90,8 @@ Check shim_check(const fs::path& common)
     fs::path dir = link.empty() ? default_shim_dir() : link.parent_path();
     std::string fix = "put the shim first on PATH: export PATH=\"" + dir.string() + ":$PATH\"";
     if (!link.empty() && !fs::exists(link))
-        return failed("shim_on_path", "the shim link " + link.string() + " is gone", "run 'git guard install'");
+        return failed("shim_on_path", "the shim link " + link.string() + " is gone",
+                      "run 'git guard install'");
     const char* env = std::getenv("PATH");
     std::istringstream in(env ? env : "");
     for (std::string entry; std::getline(in, entry, ':');) {
@@ -91,8 +102,10 @@ Check shim_check(const fs::path& common)
         if (fs::equivalent(git, shim, ec))
             return passed("shim_on_path", "git on PATH is the shim (" + git.string() + ")");
         return failed("shim_on_path",
-                      "git on PATH is " + git.string() + ", not the git-guard shim: 'git worktree "
-                      "remove' and 'prune' are not guarded in this shell", fix);
+                      "git on PATH is " + git.string() +
+                          ", not the git-guard shim: 'git worktree "
+                          "remove' and 'prune' are not guarded in this shell",
+                      fix);
     }
     return failed("shim_on_path", "no git on PATH", fix);
 }
@@ -115,7 +128,8 @@ Check hook_check(const fs::path& dir, const std::string& name)
     fs::path hook = dir / name;
     fs::path chained = dir / (name + ".guard-chained");
     std::string id = name == "post-checkout" ? "lock_hook" : "hook";
-    const std::string fix = "run 'git guard install" + std::string(name == "post-checkout" ? " --lock-worktrees'" : "'") +
+    const std::string fix = "run 'git guard install" +
+                            std::string(name == "post-checkout" ? " --lock-worktrees'" : "'") +
                             " (it keeps any hook that is there and chains it)";
     std::error_code ec;
     if (!fs::exists(hook, ec))
@@ -124,37 +138,47 @@ Check hook_check(const fs::path& dir, const std::string& name)
     if (text.find(hook_marker(name)) == std::string::npos)
         return failed(id, hook.string() + " is not git-guard's hook (something replaced it)", fix);
     if (::access(hook.c_str(), X_OK) != 0)
-        return failed(id, hook.string() + " is not executable, so git ignores it", "chmod +x " + hook.string());
+        return failed(id, hook.string() + " is not executable, so git ignores it",
+                      "chmod +x " + hook.string());
     try {
         if (text != hook_stub(name))
-            return failed(id, hook.string() + " runs another git-guard installation's front end", fix);
+            return failed(id, hook.string() + " runs another git-guard installation's front end",
+                          fix);
     } catch (const Error& e) {
         return failed(id, e.what(), k_reinstall);
     }
     bool chain = fs::exists(chained, ec);
     if (chain && ::access(chained.c_str(), X_OK) != 0)
-        return failed(id, "the chained hook " + chained.string() + " is not executable, so it no longer runs",
-                      "chmod +x " + chained.string());
-    return passed(id, hook.string() + " is git-guard's" +
-                          (chain ? ", and runs the previous hook " + chained.filename().string() : ""));
+        return failed(
+            id, "the chained hook " + chained.string() + " is not executable, so it no longer runs",
+            "chmod +x " + chained.string());
+    return passed(id,
+                  hook.string() + " is git-guard's" +
+                      (chain ? ", and runs the previous hook " + chained.filename().string() : ""));
 }
 
 void hook_checks(std::vector<Check>& checks, const std::string& git, git_repository* repo)
 {
     auto hooks = locate_hooks(git, repo);
-    std::string where = "core.hooksPath=" + hooks.value + " comes from " + hooks.scope + " config (" +
-                        hooks.origin + ")";
+    std::string where = "core.hooksPath=" + hooks.value + " comes from " + hooks.scope +
+                        " config (" + hooks.origin + ")";
     bool shared = hooks.scope == "global" || hooks.scope == "system";
     std::string text = read_text(hooks.dirs[0] / "reference-transaction");
     if (shared && text.find(hook_marker("reference-transaction")) == std::string::npos)
-        checks.push_back(failed("hooks_path", where + ": git runs hooks from there, not from this repository's hooks directory",
-                                "remove it (git config --" + hooks.scope + " --unset core.hooksPath), or guard "
-                                "every repository of the user with 'git guard install --force'"));
+        checks.push_back(failed(
+            "hooks_path",
+            where + ": git runs hooks from there, not from this repository's hooks directory",
+            "remove it (git config --" + hooks.scope +
+                " --unset core.hooksPath), or guard "
+                "every repository of the user with 'git guard install --force'"));
     else if (shared)
-        checks.push_back(passed("hooks_path", where + ": git-guard's hook there guards every repository that uses it"));
+        checks.push_back(passed(
+            "hooks_path", where + ": git-guard's hook there guards every repository that uses it"));
     else
-        checks.push_back(passed("hooks_path", hooks.value.empty() ? "git runs hooks from " + hooks.dirs[0].string()
-                                                                  : "core.hooksPath=" + hooks.value + " (" + hooks.scope + ")"));
+        checks.push_back(
+            passed("hooks_path", hooks.value.empty()
+                                     ? "git runs hooks from " + hooks.dirs[0].string()
+                                     : "core.hooksPath=" + hooks.value + " (" + hooks.scope + ")"));
     bool lock = config_flag(repo, "guard.lockworktrees");
     for (const auto& dir : hooks.dirs) {
         checks.push_back(hook_check(dir, "reference-transaction"));
@@ -175,7 +199,8 @@ Check dirs_check(const fs::path& common)
 {
     for (const fs::path& dir : {common / "guard" / "locks", common / "guard"})
         if (!writable(dir))
-            return failed("dirs_writable", dir.string() + " is not writable: no lock or log can be made there",
+            return failed("dirs_writable",
+                          dir.string() + " is not writable: no lock or log can be made there",
                           "give this user write access to " + (common / "guard").string());
     return passed("dirs_writable", (common / "guard").string() + " (locks, guard.log) is writable");
 }
@@ -202,14 +227,15 @@ std::string tree_state(const Worktree& tree, const Settings& settings)
 
 Check limits_check(bool locked)
 {
-    return passed("limits",
-                  "not guarded: deletions by libgit2, JGit, go-git or rm -rf; 'git -c core.hooksPath=... "
-                  "branch -D' (skips the hook); a git called by absolute path such as /usr/bin/git "
-                  "(skips the shim)" +
-                      std::string(locked ? "; worktrees are locked (guard.lockWorktrees), so git itself "
-                                           "refuses to remove one without the shim"
-                                         : "; 'git guard install --lock-worktrees' makes git itself "
-                                           "refuse to remove a worktree without the shim"));
+    return passed(
+        "limits",
+        "not guarded: deletions by libgit2, JGit, go-git or rm -rf; 'git -c core.hooksPath=... "
+        "branch -D' (skips the hook); a git called by absolute path such as /usr/bin/git "
+        "(skips the shim)" +
+            std::string(locked ? "; worktrees are locked (guard.lockWorktrees), so git itself "
+                                 "refuses to remove one without the shim"
+                               : "; 'git guard install --lock-worktrees' makes git itself "
+                                 "refuse to remove a worktree without the shim"));
 }
 
 } // namespace
@@ -238,11 +264,13 @@ std::vector<Check> diagnose(const fs::path& start)
     checks.push_back(shim_check(common));
     auto settings = read_settings(repo.get());
     checks.push_back(settings.enabled ? passed("enabled", "guard.enabled is true")
-                                      : failed("enabled", "guard.enabled is not set", "run 'git guard install'"));
+                                      : failed("enabled", "guard.enabled is not set",
+                                               "run 'git guard install'"));
     hook_checks(checks, git, repo.get());
     checks.push_back(dirs_check(common));
     for (const auto& tree : list_worktrees(repo.get()))
-        checks.push_back(passed("worktree", tree.path.string() + ": " + tree_state(tree, settings)));
+        checks.push_back(
+            passed("worktree", tree.path.string() + ": " + tree_state(tree, settings)));
     checks.push_back(limits_check(config_flag(repo.get(), "guard.lockworktrees")));
     return checks;
 }

@@ -88,7 +88,7 @@ Record unescape_line(const std::string& line)
 // present|absent`, `config KEY set|absent OLD`, `lock TREE`, `shim LINK`, `registry FILE`.
 // The bytes it replaced are kept beside it in `backup/`.
 class Manifest {
-public:
+  public:
     static fs::path file(const fs::path& common) { return common / "guard" / "manifest"; }
 
     bool load(const fs::path& common)
@@ -127,7 +127,7 @@ public:
 
     const std::vector<Record>& records() const { return m_records; }
 
-private:
+  private:
     std::vector<Record> m_records;
 };
 
@@ -162,8 +162,8 @@ void git_checked(const Context& ctx, const std::vector<std::string>& args)
 {
     auto result = git_in(ctx, args);
     if (result.status != 0)
-        throw Error("'git " + args[0] + " " + args[1] + "' failed in " + ctx.common.string() + ": " +
-                    result.err);
+        throw Error("'git " + args[0] + " " + args[1] + "' failed in " + ctx.common.string() +
+                    ": " + result.err);
 }
 
 std::string display(const Context& ctx, const fs::path& path)
@@ -172,7 +172,10 @@ std::string display(const Context& ctx, const fs::path& path)
     return !rel.empty() && *rel.begin() != ".." ? rel.string() : path.string();
 }
 
-fs::path backup(const fs::path& common, const char* name) { return common / "guard" / "backup" / name; }
+fs::path backup(const fs::path& common, const char* name)
+{
+    return common / "guard" / "backup" / name;
+}
 
 } // namespace
 
@@ -182,13 +185,15 @@ std::string hook_stub(const std::string& name)
     fs::path path = exe_dir.parent_path() / "share/git-guard/hooks" / name;
     auto stub = read_bytes(path);
     if (!stub)
-        throw Error("the hook template " + path.string() + " is missing; reinstall git-guard "
+        throw Error("the hook template " + path.string() +
+                    " is missing; reinstall git-guard "
                     "('cmake --install' puts it under share/git-guard/hooks)");
     fs::path front = front_end("git-guard-hook");
     if (::access(front.c_str(), X_OK) != 0)
         throw Error("the hook front end " + front.string() + " is missing; reinstall git-guard");
     const std::string placeholder = "@GUARD_HOOK_FRONT@";
-    for (auto at = stub->find(placeholder); at != std::string::npos; at = stub->find(placeholder, at))
+    for (auto at = stub->find(placeholder); at != std::string::npos;
+         at = stub->find(placeholder, at))
         stub->replace(at, placeholder.size(), front.string());
     return *stub;
 }
@@ -200,7 +205,8 @@ bool is_ours(const fs::path& hook)
     std::error_code ec;
     if (!fs::is_regular_file(fs::symlink_status(hook, ec)))
         return false;
-    return read_bytes(hook).value_or("").find(hook_marker(hook.filename().string())) != std::string::npos;
+    return read_bytes(hook).value_or("").find(hook_marker(hook.filename().string())) !=
+           std::string::npos;
 }
 
 // Creates `dir` and records the topmost directory that did not exist before.
@@ -221,8 +227,9 @@ void ensure_dir(Context& ctx, const fs::path& dir)
 void keep_out_of_status(Context& ctx, const fs::path& root, const fs::path& file)
 {
     auto rel = file.lexically_relative(root).string();
-    if (run({ctx.git, "-C", root.string(), "check-ignore", "-q", "--", rel}).status == 0)
-        return;
+    if (rel.starts_with("..") ||
+        run({ctx.git, "-C", root.string(), "check-ignore", "-q", "--", rel}).status == 0)
+        return; // outside the tree, or ignored already
     fs::path exclude = ctx.common / "info" / "exclude";
     auto text = read_bytes(exclude);
     if (!ctx.manifest.find("exclude")) {
@@ -245,13 +252,15 @@ void refuse_tracked(const Context& ctx, const fs::path& root, const fs::path& ho
     auto rel = hook.lexically_relative(root).string();
     if (run({ctx.git, "-C", root.string(), "ls-files", "--error-unmatch", "--", rel}).status != 0)
         return;
-    throw Error("the hook " + hook.string() + " is tracked in the repository; chaining it would "
+    throw Error("the hook " + hook.string() +
+                " is tracked in the repository; chaining it would "
                 "change a tracked file in every worktree. Point core.hooksPath at an untracked "
                 "directory (or unset it) and run install again");
 }
 
 // Refuses, before anything is written, a hook that cannot be chained.
-void check_hook(const Context& ctx, const fs::path& dir, const std::string& name, const fs::path& root)
+void check_hook(const Context& ctx, const fs::path& dir, const std::string& name,
+                const fs::path& root)
 {
     fs::path hook = dir / name;
     fs::path chained = dir / (name + k_chained_suffix);
@@ -273,7 +282,8 @@ void place_hook(Context& ctx, const fs::path& dir, const std::string& name, cons
     std::string stub = hook_stub(name);
     if (is_ours(hook)) {
         if (read_bytes(hook) == stub)
-            return ctx.say("the " + name + " hook is already installed in " + display(ctx, dir), false);
+            return ctx.say("the " + name + " hook is already installed in " + display(ctx, dir),
+                           false);
         write_bytes(hook, stub, fs::perms(0755));
         return ctx.say("updated the " + name + " hook in " + display(ctx, dir));
     }
@@ -290,8 +300,9 @@ void place_hook(Context& ctx, const fs::path& dir, const std::string& name, cons
             keep_out_of_status(ctx, root, chained);
     }
     ctx.say("installed the " + name + " hook in " + display(ctx, dir) +
-            (had_hook ? " (the previous one is kept as " + name + k_chained_suffix + " and still runs)"
-                      : ""));
+            (had_hook
+                 ? " (the previous one is kept as " + name + k_chained_suffix + " and still runs)"
+                 : ""));
 }
 
 void set_config(Context& ctx, const std::string& key, const std::string& value)
@@ -365,7 +376,8 @@ std::string path_advice(const fs::path& dir, const fs::path& shim)
             return dir.string() + " is already first on PATH: git runs the shim";
         break;
     }
-    return "put the shim first on PATH (add this line to ~/.profile or ~/.bashrc):\n  export PATH=\"" +
+    return "put the shim first on PATH (add this line to ~/.profile or ~/.bashrc):\n  export "
+           "PATH=\"" +
            dir.string() + ":$PATH\"";
 }
 
@@ -377,9 +389,11 @@ fs::path check_shim(const fs::path& link)
     if (::access(shim.c_str(), X_OK) != 0)
         throw Error("the shim " + shim.string() + " is missing; reinstall git-guard");
     std::error_code ec;
-    bool shim_link = fs::is_symlink(link, ec) && fs::read_symlink(link, ec).filename() == "git-guard-shim";
+    bool shim_link =
+        fs::is_symlink(link, ec) && fs::read_symlink(link, ec).filename() == "git-guard-shim";
     if (exists_at_all(link) && !shim_link && !same_file(link, shim))
-        throw Error(link.string() + " exists and is not the git-guard shim; git-guard never "
+        throw Error(link.string() +
+                    " exists and is not the git-guard shim; git-guard never "
                     "replaces a real git. Choose another directory with --shim-dir");
     return shim;
 }
@@ -415,10 +429,11 @@ void check_git(Context& ctx, const InstallOptions& options)
     auto [major, minor] = git_version(ctx.git);
     if (major > 2 || (major == 2 && minor >= 38))
         return;
-    std::string lost = "git " + std::to_string(major) + "." + std::to_string(minor) + " at " + ctx.git +
-                       " is older than 2.38 and has no 'merge-tree --write-tree', so git-guard cannot "
-                       "tell published (rebased or squash-merged) history from unpublished: it would "
-                       "save every deleted branch whose commits no other ref holds";
+    std::string lost =
+        "git " + std::to_string(major) + "." + std::to_string(minor) + " at " + ctx.git +
+        " is older than 2.38 and has no 'merge-tree --write-tree', so git-guard cannot "
+        "tell published (rebased or squash-merged) history from unpublished: it would "
+        "save every deleted branch whose commits no other ref holds";
     if (!options.force)
         throw Error(lost + ". Upgrade git, or run 'git guard install --force' to accept that");
     ctx.say("warning: " + lost);
@@ -428,9 +443,11 @@ void check_hooks_scope(const HooksLocation& hooks, const InstallOptions& options
 {
     if (options.force || (hooks.scope != "global" && hooks.scope != "system"))
         return;
-    throw Error("core.hooksPath=" + hooks.value + " comes from " + hooks.scope + " config (" +
-                hooks.origin + "): a hook written there would guard every repository of the user. "
-                "Set a local core.hooksPath, or run 'git guard install --force' to write there anyway");
+    throw Error(
+        "core.hooksPath=" + hooks.value + " comes from " + hooks.scope + " config (" +
+        hooks.origin +
+        "): a hook written there would guard every repository of the user. "
+        "Set a local core.hooksPath, or run 'git guard install --force' to write there anyway");
 }
 
 // Keeps the config bytes from before the first install while nothing else touched the
@@ -482,7 +499,11 @@ void undo_file(Context& ctx, const Record& record)
     if (is_ours(path))
         fs::remove(path);
     else if (exists_at_all(path))
-        return ctx.say("left " + path.string() + " alone: it is no longer git-guard's hook", false);
+        return ctx.say("left " + path.string() + " alone: it is no longer git-guard's hook" +
+                           (record[0] == "chain"
+                                ? "; the hook it replaced is kept as " + chained.string()
+                                : ""),
+                       false);
     if (record[0] == "chain" && exists_at_all(chained)) {
         fs::rename(chained, path);
         return ctx.say("restored the previous hook " + display(ctx, path));
@@ -544,8 +565,10 @@ void unlink_shim(Context& ctx)
         std::error_code ec;
         if (users > 0) {
             ctx.say("kept the shim " + link.string() + ": " + std::to_string(users) +
-                        " other guarded repositories use it", false);
-        } else if (fs::is_symlink(link, ec) && fs::read_symlink(link, ec).filename() == "git-guard-shim") {
+                        " other guarded repositories use it",
+                    false);
+        } else if (fs::is_symlink(link, ec) &&
+                   fs::read_symlink(link, ec).filename() == "git-guard-shim") {
             fs::remove(link);
             fs::remove(link.parent_path(), ec); // only when empty
             ctx.say("removed the shim " + link.string());
@@ -555,15 +578,22 @@ void unlink_shim(Context& ctx)
 
 } // namespace
 
-std::string hook_marker(const std::string& hook_name) { return "# git-guard " + hook_name + " hook"; }
+std::string hook_marker(const std::string& hook_name)
+{
+    return "# git-guard " + hook_name + " hook";
+}
 
-fs::path front_end(const char* name) { return fs::path(self_path()).parent_path() / name; }
+fs::path front_end(const char* name)
+{
+    return fs::path(self_path()).parent_path() / name;
+}
 
 std::pair<int, int> git_version(const std::string& git)
 {
     auto result = run({git, "--version"});
     int major = 0, minor = 0;
-    if (result.status != 0 || std::sscanf(result.out.c_str(), "git version %d.%d", &major, &minor) != 2)
+    if (result.status != 0 ||
+        std::sscanf(result.out.c_str(), "git version %d.%d", &major, &minor) != 2)
         return {0, 0};
     return {major, minor};
 }
@@ -588,8 +618,8 @@ HooksLocation locate_hooks(const std::string& git, git_repository* repo)
 {
     HooksLocation hooks;
     fs::path common = common_dir(repo);
-    auto found = run({git, "--git-dir=" + common.string(), "config", "--show-scope", "--show-origin",
-                      "--get", "core.hooksPath"});
+    auto found = run({git, "--git-dir=" + common.string(), "config", "--show-scope",
+                      "--show-origin", "--get", "core.hooksPath"});
     std::istringstream fields(found.out.substr(0, found.out.find('\n')));
     std::getline(fields, hooks.scope, '\t');
     std::getline(fields, hooks.origin, '\t');
@@ -600,8 +630,9 @@ HooksLocation locate_hooks(const std::string& git, git_repository* repo)
     }
     // git reads core.hooksPath as a pathname: "~/" is the home directory.
     const char* home = std::getenv("HOME");
-    fs::path value = hooks.value.rfind("~/", 0) == 0 && home ? fs::path(home) / hooks.value.substr(2)
-                                                             : fs::path(hooks.value);
+    fs::path value = hooks.value.rfind("~/", 0) == 0 && home
+                         ? fs::path(home) / hooks.value.substr(2)
+                         : fs::path(hooks.value);
     if (value.is_absolute() || git_repository_is_bare(repo)) {
         hooks.dirs = {value.is_absolute() ? value : common / value};
         hooks.roots = {""};
@@ -647,7 +678,8 @@ InstallReport install(const fs::path& start, const InstallOptions& options)
     write_bytes(backup(ctx.common, "config.after"), read_bytes(ctx.common / "config").value_or(""),
                 fs::perms(0600));
     if (!ctx.report.changed)
-        ctx.say("git-guard is already installed in " + ctx.common.string() + ": nothing changed", false);
+        ctx.say("git-guard is already installed in " + ctx.common.string() + ": nothing changed",
+                false);
     return ctx.report;
 }
 

@@ -10,9 +10,10 @@
 namespace guard {
 
 struct InstallOptions {
-    std::filesystem::path shim_dir;  // empty: ~/.local/share/git-guard/bin, or /usr/local/lib/git-guard/bin as root
-    bool lock_worktrees = false;     // also lock every worktree, old and new, with reason "git-guard"
-    bool force = false;              // write into a global core.hooksPath; accept git < 2.38
+    std::filesystem::path
+        shim_dir; // empty: ~/.local/share/git-guard/bin, or /usr/local/lib/git-guard/bin as root
+    bool lock_worktrees = false; // also lock every worktree, old and new, with reason "git-guard"
+    bool force = false;          // write into a global core.hooksPath; accept git < 2.38
 };
 
 // What install or uninstall did, one line per action, ready to print.
@@ -37,9 +38,9 @@ InstallReport uninstall(const std::filesystem::path& start);
 struct HooksLocation {
     std::vector<std::filesystem::path> dirs;  // one per worktree only when the value is relative
     std::vector<std::filesystem::path> roots; // the worktree root of each dir ("" unless relative)
-    std::string value;                       // core.hooksPath as configured, "" when unset
-    std::string scope;                       // where it is set: "local", "global", "system", ...
-    std::string origin;                      // the file that sets it, as git --show-origin says
+    std::string value;                        // core.hooksPath as configured, "" when unset
+    std::string scope;                        // where it is set: "local", "global", "system", ...
+    std::string origin;                       // the file that sets it, as git --show-origin says
 };
 
 // Resolves the hooks directories of `repo` with the real git at `git`.

@@ -258,6 +258,16 @@ void refuse_tracked(const Context& ctx, const fs::path& root, const fs::path& ho
                 "directory (or unset it) and run install again");
 }
 
+// A hook manager that reinstalls (husky on every `npm install`, lefthook) writes its hook
+// over ours again: the same file we chained already. Only then may it be replaced.
+bool rewritten(const fs::path& hook, const fs::path& chained)
+{
+    std::error_code ec;
+    auto a = fs::symlink_status(hook, ec), b = fs::symlink_status(chained, ec);
+    return fs::is_regular_file(a) && fs::is_regular_file(b) && a.permissions() == b.permissions() &&
+           read_bytes(hook) == read_bytes(chained);
+}
+
 // Refuses, before anything is written, a hook that cannot be chained.
 void check_hook(const Context& ctx, const fs::path& dir, const std::string& name,
                 const fs::path& root)
@@ -265,7 +275,7 @@ void check_hook(const Context& ctx, const fs::path& dir, const std::string& name
     fs::path hook = dir / name;
     fs::path chained = dir / (name + k_chained_suffix);
     hook_stub(name); // the template and the front end are there
-    if (is_ours(hook) || !exists_at_all(hook))
+    if (is_ours(hook) || !exists_at_all(hook) || rewritten(hook, chained))
         return;
     if (exists_at_all(chained))
         throw Error(chained.string() + " already exists, so the hook " + hook.string() +
@@ -288,10 +298,14 @@ void place_hook(Context& ctx, const fs::path& dir, const std::string& name, cons
         return ctx.say("updated the " + name + " hook in " + display(ctx, dir));
     }
     bool had_hook = exists_at_all(hook);
+    bool again = had_hook && rewritten(hook, chained);
     ensure_dir(ctx, dir);
-    ctx.record({had_hook ? "chain" : "hook", hook.string()});
+    if (!ctx.manifest.find(had_hook ? "chain" : "hook", hook.string()))
+        ctx.record({had_hook ? "chain" : "hook", hook.string()});
     // A rename keeps the user's hook as it was: bytes, mode, owner, even a symlink.
-    if (had_hook)
+    if (again)
+        fs::remove(hook);
+    else if (had_hook)
         fs::rename(hook, chained);
     write_bytes(hook, stub, fs::perms(0755));
     if (!root.empty()) {
@@ -299,6 +313,10 @@ void place_hook(Context& ctx, const fs::path& dir, const std::string& name, cons
         if (had_hook)
             keep_out_of_status(ctx, root, chained);
     }
+    if (again)
+        return ctx.say("put back the " + name + " hook in " + display(ctx, dir) + ": " +
+                       "the hook that was written over it is the one already kept as " + name +
+                       k_chained_suffix);
     ctx.say("installed the " + name + " hook in " + display(ctx, dir) +
             (had_hook
                  ? " (the previous one is kept as " + name + k_chained_suffix + " and still runs)"

@@ -123,9 +123,9 @@ layout_lefthook() {
     write_hook "$repo/.git/hooks/pre-commit.old" '#!/bin/sh
 echo "the hook lefthook displaced"'
     printf 'reference-transaction:\n  commands:\n    log:\n      run: echo {0}\n' >"$repo/lefthook.yml"
-    write_hook "$TEST_ROOT/lefthook" '#!/bin/sh
+    write_hook "$TEST_ROOT/fake-bin/lefthook" '#!/bin/sh
 echo "lefthook $*" >>"$HOME/lefthook.log"'
-    export LEFTHOOK_BIN=$TEST_ROOT/lefthook
+    export LEFTHOOK_BIN=$TEST_ROOT/fake-bin/lefthook
 }
 
 # pre-commit: its generated scripts (pre-commit and post-checkout hook types).

@@ -71,6 +71,30 @@ assert_eq "" "$(git_real -C "$repo" status --porcelain)" "the main worktree stay
 assert_no_file "$TEST_ROOT/husky-status-wt/.husky/_" "uninstall removes the directories it created"
 assert_file_exists "$TEST_ROOT/husky-status-wt/.husky/pre-commit" "uninstall keeps the tracked .husky/ it did not create"
 
+section "a hook manager writes its hook over ours again"
+repo=$TEST_ROOT/reinstalled
+new_repo "$repo"
+layout_lefthook "$repo"
+cp -p "$repo/.git/hooks/reference-transaction" "$TEST_ROOT/lefthook-hook"
+"$GUARD" -C "$repo" install --shim-dir "$TEST_ROOT/shim" >/dev/null
+# `lefthook install` again: our stub is moved to .old, its own script written back.
+mv "$repo/.git/hooks/reference-transaction" "$repo/.git/hooks/reference-transaction.old"
+cp -p "$TEST_ROOT/lefthook-hook" "$repo/.git/hooks/reference-transaction"
+assert_contains "$(cd "$repo" && doctor_failures)" "hook" "doctor notices that the hook was written over"
+run_cmd "$GUARD" -C "$repo" install --shim-dir "$TEST_ROOT/shim"
+assert_eq 0 "$RC" "install again puts git-guard's hook back: $ERR"
+assert_contains "$(cat "$repo/.git/hooks/reference-transaction")" "# git-guard reference-transaction hook" \
+    "git-guard's hook is in place again"
+assert_same_file "$TEST_ROOT/lefthook-hook" "$repo/.git/hooks/reference-transaction.guard-chained" \
+    "lefthook's hook is still the chained one"
+: >"$HOME/lefthook.log"
+git_real -C "$repo" commit -q --allow-empty -m "after reinstall"
+assert_contains "$(cat "$HOME/lefthook.log")" "run reference-transaction" "lefthook's hook still runs"
+"$GUARD" -C "$repo" uninstall >/dev/null
+assert_same_file "$TEST_ROOT/lefthook-hook" "$repo/.git/hooks/reference-transaction" \
+    "uninstall gives lefthook its hook back"
+assert_no_file "$repo/.git/hooks/reference-transaction.guard-chained" "no chained copy is left"
+
 section "config changed after install: uninstall restores key by key"
 repo=$TEST_ROOT/later-config
 new_repo "$repo"

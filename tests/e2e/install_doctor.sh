@@ -76,6 +76,14 @@ run_cmd "$GUARD" -C "$TEST_ROOT/sha256" install --shim-dir "$TEST_ROOT/shim"
 assert_eq 1 "$RC" "install refuses a SHA-256 repository"
 assert_contains "$ERR" "sha256" "and says why"
 
+new_repo "$TEST_ROOT/reftable"
+git_real -C "$TEST_ROOT/reftable" config core.repositoryformatversion 1
+git_real -C "$TEST_ROOT/reftable" config extensions.refStorage reftable
+run_cmd "$GUARD" -C "$TEST_ROOT/reftable" install --shim-dir "$TEST_ROOT/shim"
+assert_eq 1 "$RC" "install refuses a reftable repository"
+assert_contains "$ERR" "reftable" "and says why"
+assert_contains "$(cd "$TEST_ROOT/reftable" && doctor_failures)" libgit2 "doctor names a repository libgit2 cannot serve"
+
 new_repo "$TEST_ROOT/old-git"
 write_hook "$TEST_ROOT/old-git.sh" "#!/bin/sh
 [ \"\$1\" = --version ] && { echo 'git version 2.37.1'; exit 0; }

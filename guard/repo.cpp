@@ -60,6 +60,8 @@ Worktree linked_worktree(git_repository* repo, const char* name)
     Buf reason;
     tree.locked = git_worktree_is_locked(reason.get(), raw) > 0;
     tree.lock_reason = reason.str();
+    while (!tree.lock_reason.empty() && tree.lock_reason.back() == '\n')
+        tree.lock_reason.pop_back(); // git writes the reason with a newline
     tree.prunable = git_worktree_validate(raw) < 0 || !fs::exists(tree.path / ".git");
     git_error_clear();
     return tree;

@@ -29,14 +29,14 @@ struct Update {
     std::string ref;
 };
 
-bool is_zero(const std::string& value)
-{
-    return !value.empty() && value.find_first_not_of('0') == std::string::npos;
-}
-
 bool is_oid(const std::string& value)
 {
     return value.size() == GIT_OID_HEXSZ && value.find_first_not_of("0123456789abcdef") == std::string::npos;
+}
+
+bool is_zero(const std::string& value)
+{
+    return is_oid(value) && value.find_first_not_of('0') == std::string::npos;
 }
 
 // Lines git cannot have written (or newer formats, `ref:<target>`) are skipped.
@@ -47,42 +47,76 @@ std::vector<Update> parse_updates(std::istream& in)
     while (std::getline(in, line)) {
         std::istringstream fields(line);
         Update u;
-        if (fields >> u.old_value >> u.new_value >> u.ref)
+        if (fields >> u.old_value >> u.new_value >> u.ref &&
+            (is_oid(u.old_value) || u.old_value.starts_with("ref:")) &&
+            (is_oid(u.new_value) || u.new_value.starts_with("ref:")))
             updates.push_back(u);
     }
     return updates;
 }
 
-std::string parent_command()
+std::vector<std::string> command_line(long pid)
 {
-    std::ifstream in("/proc/" + std::to_string(::getppid()) + "/cmdline");
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    return text;
-}
-
-// `git branch -m` on 2.39 shows the hook only the old name's deletion. git has
-// parked the old reflog at logs/refs/.tmp-renamed-log for the rename's duration;
-// without a reflog, the parent process's command line says it.
-bool is_rename(const fs::path& common)
-{
-    std::error_code ec;
-    if (fs::exists(common / "logs" / "refs" / ".tmp-renamed-log", ec))
-        return true;
-    std::string cmd = parent_command();
+    std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline");
+    std::string cmd((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     std::vector<std::string> argv;
     for (size_t i = 0; i < cmd.size();) {
         size_t end = cmd.find('\0', i);
         argv.push_back(cmd.substr(i, end - i));
         i = end == std::string::npos ? cmd.size() : end + 1;
     }
-    bool branch = false;
-    for (const auto& a : argv) {
-        if (a == "branch")
-            branch = true;
-        else if (branch && (a == "-m" || a == "-M" || a == "--move"))
-            return true;
+    return argv;
+}
+
+// The git that runs this hook: our parent, or the parent of the static front end
+// (git-guard-hook) when git ran us through it.
+std::vector<std::string> git_command_line()
+{
+    long pid = ::getppid();
+    auto argv = command_line(pid);
+    if (!argv.empty() && fs::path(argv[0]).filename() == "git-guard-hook") {
+        std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+        std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+        std::istringstream rest(text.substr(text.rfind(')') + 1));
+        std::string state;
+        rest >> state >> pid;
+        argv = command_line(pid);
     }
+    return argv;
+}
+
+// `git [options] branch ... -m|-M|--move ...`: the subcommand itself, not any word.
+bool runs_branch_move(const std::vector<std::string>& argv)
+{
+    size_t i = 1;
+    for (; i < argv.size() && argv[i].starts_with("-"); ++i)
+        if (argv[i] == "-C" || argv[i] == "-c" || argv[i] == "--git-dir" || argv[i] == "--work-tree" ||
+            argv[i] == "--namespace" || argv[i] == "--config-env" || argv[i] == "--super-prefix")
+            ++i;
+    if (i >= argv.size() || argv[i] != "branch")
+        return false;
+    for (++i; i < argv.size() && argv[i] != "--"; ++i)
+        if (argv[i] == "-m" || argv[i] == "-M" || argv[i] == "--move")
+            return true;
     return false;
+}
+
+// `git branch -m` on 2.39 shows the hook only the old name's deletion. git has
+// parked the old name's reflog at logs/refs/.tmp-renamed-log for the rename's
+// duration (a stale one, left by a crash, still lies next to the ref's own reflog
+// or ends at another tip); without a reflog, git's command line says it.
+bool is_rename(const fs::path& common, const std::string& ref, const git_oid& tip)
+{
+    std::error_code ec;
+    std::ifstream parked(common / "logs" / "refs" / ".tmp-renamed-log");
+    std::string line, last;
+    while (std::getline(parked, line))
+        if (!line.empty())
+            last = line;
+    if (last.size() > 2 * GIT_OID_HEXSZ && !fs::exists(common / "logs" / ref, ec) &&
+        last.substr(GIT_OID_HEXSZ + 1, GIT_OID_HEXSZ) == to_hex(tip))
+        return true;
+    return runs_branch_move(git_command_line());
 }
 
 Pending pending_of(const std::vector<Update>& updates)
@@ -109,6 +143,8 @@ bool guard_deletion(git_repository* repo, const Settings& settings, const Update
         git_error_clear();
         return true; // nothing there to lose
     }
+    if (is_rename(common_dir(repo), u.ref, tip))
+        return true;
     PathLock lock(common_dir(repo), u.ref, settings.lock_timeout);
     Work work = inspect_branch(repo, branch, tip, settings, pending);
     if (work.verdict != Verdict::has_work)
@@ -155,7 +191,7 @@ int run_hook(const std::vector<std::string>& args)
     try {
         Repository repo = open_repository(repository_start());
         Settings settings = read_settings(repo.get());
-        if (!settings.enabled || is_rename(common_dir(repo.get())))
+        if (!settings.enabled)
             return 0;
         init_log(common_dir(repo.get()), false);
         bool ok = true;

@@ -3,6 +3,7 @@
 #include "guard/removal.hpp"
 
 #include "guard/lock.hpp"
+#include "guard/log.hpp"
 #include "guard/process.hpp"
 #include "guard/stranded.hpp"
 
@@ -168,9 +169,19 @@ RemoveResult remove_tree(const fs::path& start, const fs::path& path, const Remo
         return kept("kept " + abs.string() + ": it is locked (" + tree->lock_reason +
                     "); unlock it first with 'git worktree unlock " + shell_quote(abs.string()) + "'");
     PathLock lock(common, abs.string(), settings.lock_timeout);
+    // Re-read under the lock: another process may have removed the tree meanwhile.
+    tree = registered(repo.get(), abs);
+    if (std::error_code ec; !tree && !fs::exists(fs::symlink_status(abs, ec))) {
+        RemoveResult gone;
+        gone.outcome = Outcome::removed; // the path is free: exit 0
+        gone.message = abs.string() + " is already gone: another process removed it";
+        return gone;
+    }
     RemoveResult result;
     std::string branch;
     bool husk = !tree || tree->prunable || !fs::exists(abs / ".git");
+    Work work; // what a refusal reports: as much as was inspected
+    work.path = abs.string();
     if (options.discard == Discard::no) {
         try {
             if (husk) {
@@ -178,7 +189,7 @@ RemoveResult remove_tree(const fs::path& start, const fs::path& path, const Remo
                     result.saved.push_back(*s);
             } else {
                 Repository tree_repo = open_worktree(*tree);
-                Work work = inspect_tree(tree_repo.get(), *tree, settings);
+                work = inspect_tree(tree_repo.get(), *tree, settings);
                 branch = work.branch;
                 if (work.verdict == Verdict::cannot_save)
                     return kept(refusal_message(work, work.reason));
@@ -186,9 +197,7 @@ RemoveResult remove_tree(const fs::path& start, const fs::path& path, const Remo
                     result.saved.push_back(*s);
             }
         } catch (const Error& e) {
-            Work w;
-            w.path = abs.string();
-            return kept(refusal_message(w, e.what()));
+            return kept(refusal_message(work, e.what()));
         }
     } else {
         spdlog::warn("discarding {} without saving it", abs.string());
@@ -215,10 +224,17 @@ RemoveResult remove_tree(const fs::path& start, const fs::path& path, const Remo
 
 std::string discard(const fs::path& start, const std::string& target)
 {
-    Repository repo = open_repository(start);
     fs::path as_path = absolute_path(start / target);
-    if (fs::exists(as_path) && fs::is_directory(as_path)) {
-        auto result = remove_tree(start, as_path, {.discard = Discard::yes});
+    std::error_code ec;
+    bool is_dir = fs::is_directory(as_path, ec);
+    // A pasted `git guard discard <tree>` works from any directory: a tree git can
+    // still read names its own repository.
+    fs::path from = is_dir && fs::exists(as_path / ".git", ec) ? as_path : start;
+    Repository repo = open_repository(from);
+    if (from != start) // the CLI set up its log at the cwd, which is no repository: log here
+        init_log(common_dir(repo.get()), false);
+    if (is_dir) {
+        auto result = remove_tree(from, as_path, {.discard = Discard::yes});
         if (result.outcome == Outcome::kept)
             throw Error(result.message);
         spdlog::warn("discarded tree {}", as_path.string());

@@ -340,18 +340,17 @@ Work inspect_admin(git_repository* repo, const Worktree& tree, const Settings& s
 {
     Work w;
     w.path = tree.path.string();
-    git_reference* raw = nullptr;
-    if (tree.is_main || git_repository_head_for_worktree(&raw, repo, tree.name.c_str()) < 0) {
-        git_error_clear();
-        return w;
-    }
-    Reference head(raw);
-    if (git_reference_type(raw) == GIT_REFERENCE_SYMBOLIC) {
-        std::string target = git_reference_symbolic_target(raw);
+    // The admin entry's HEAD file, read directly: libgit2's head_for_worktree opens the
+    // tree itself, which fails once its directory or its .git is gone (prune, husks).
+    std::string head = tree.is_main ? "" : read_line(tree.git_dir / "HEAD");
+    if (head.starts_with("ref: ")) {
+        std::string target = head.substr(5);
         w.branch = target.starts_with("refs/heads/") ? target.substr(11) : target;
         return w; // the branch outlives the tree
     }
-    w.head = *git_reference_target(raw);
+    if (head.size() != GIT_OID_HEXSZ || head.find_first_not_of("0123456789abcdef") != std::string::npos)
+        return w;
+    w.head = parse_oid(head);
     collect_commits(repo, settings, w);
     decide(w);
     return w;

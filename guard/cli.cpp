@@ -19,6 +19,7 @@
 
 #include <cstdio>
 #include <iostream>
+#include <optional>
 
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
@@ -389,11 +390,14 @@ int run_cli(const std::vector<std::string>& args)
     for (const auto& c : k_commands) {
         if (name != c.name)
             continue;
+        std::optional<LibGit2> libgit2; // only commands that read a repository pay for it
         if (c.needs_repo) {
+            libgit2.emplace();
             try {
                 init_log(common_dir(open_repository(inv.cwd).get()), inv.verbose);
             } catch (const Error&) {
                 // The command itself reports a missing or unsupported repository.
+                init_log({}, inv.verbose);
             }
             spdlog::info("git guard {}", name);
         }

@@ -189,6 +189,7 @@ int run_hook(const std::vector<std::string>& args)
     if (!deletes_branch)
         return 0;
     try {
+        LibGit2 libgit2;
         Repository repo = open_repository(repository_start());
         Settings settings = read_settings(repo.get());
         if (!settings.enabled)

@@ -12,11 +12,17 @@ size_t utf8_length(std::string_view s, size_t i)
     auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
     unsigned char c = byte(i);
     size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
-    if (n == 0 || i + n > s.size() || (n == 2 && c < 0xc2))
+    if (n == 0 || i + n > s.size() || (n == 2 && c < 0xc2) || c > 0xf4)
         return 0;
     for (size_t k = 1; k < n; ++k)
         if ((byte(i + k) & 0xc0) != 0x80)
             return 0;
+    // No overlong forms, UTF-16 surrogates or code points above U+10FFFF: JSON
+    // readers reject them, and the line would be lost with the name.
+    unsigned char next = n > 2 ? byte(i + 1) : 0x80;
+    if ((c == 0xe0 && next < 0xa0) || (c == 0xed && next > 0x9f) || (c == 0xf0 && next < 0x90) ||
+        (c == 0xf4 && next > 0x8f))
+        return 0;
     return n;
 }
 

@@ -39,7 +39,7 @@ void init_log(const fs::path& common_dir, bool verbose)
 {
     try {
         std::vector<spdlog::sink_ptr> sinks;
-        if (auto sink = file_sink(common_dir))
+        if (auto sink = common_dir.empty() ? nullptr : file_sink(common_dir))
             sinks.push_back(sink);
         if (verbose)
             sinks.push_back(std::make_shared<spdlog::sinks::stderr_color_sink_mt>());

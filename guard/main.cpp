@@ -4,7 +4,6 @@
 //   anything else                          the CLI: git guard <command>
 #include "guard/cli.hpp"
 #include "guard/error.hpp"
-#include "guard/git.hpp"
 #include "guard/hook.hpp"
 #include "guard/shim.hpp"
 
@@ -18,7 +17,6 @@ int main(int argc, char** argv)
     std::vector<std::string> args(argv, argv + argc);
     std::string base = args.empty() ? "" : args[0].substr(args[0].rfind('/') + 1);
     try {
-        guard::LibGit2 libgit2;
         if (base == "git")
             return guard::run_shim(args);
         if (args.size() >= 2 && args[1] == "hook")

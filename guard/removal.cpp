@@ -151,6 +151,25 @@ RemoveResult kept(const std::string& why)
     return r;
 }
 
+// A locked tree is never deleted, but its work is saved all the same.
+RemoveResult save_locked(const Worktree& tree, const Settings& settings)
+{
+    RemoveResult r;
+    std::string unlock = "; unlock it first with 'git worktree unlock " + shell_quote(tree.path.string()) + "'";
+    r.message = "kept " + tree.path.string() + ": it is locked (" + tree.lock_reason + ")" + unlock;
+    if (tree.prunable)
+        return r;
+    Repository tree_repo = open_worktree(tree);
+    Work work = inspect_tree(tree_repo.get(), tree, settings);
+    try {
+        if (auto s = save_tree(tree_repo.get(), tree, work, settings, {.reason = "remove (locked)"}))
+            r.saved.push_back(*s);
+    } catch (const Error& e) {
+        r.message += "\n" + refusal_message(work, e.what());
+    }
+    return r;
+}
+
 } // namespace
 
 RemoveResult remove_tree(const fs::path& start, const fs::path& path, const RemoveOptions& options)
@@ -162,13 +181,18 @@ RemoveResult remove_tree(const fs::path& start, const fs::path& path, const Remo
     auto tree = registered(repo.get(), abs);
     if (tree && tree->is_main)
         throw Error(abs.string() + " is the main worktree; git guard remove removes linked worktrees only");
-    if (!tree && !(fs::exists(abs) && points_here(abs, common)))
+    if (std::error_code ec; !tree && !fs::exists(fs::symlink_status(abs, ec))) {
+        RemoveResult free;
+        free.outcome = Outcome::removed; // the path is free: exit 0
+        free.message = "nothing to remove: " + abs.string() + " does not exist";
+        return free;
+    }
+    if (!tree && !points_here(abs, common))
         throw Error("'" + path.string() + "' is not a worktree of " + common.string() + " (see 'git worktree list')");
     bool our_lock = tree && tree->locked && tree->lock_reason == "git-guard";
-    if (tree && tree->locked && !our_lock)
-        return kept("kept " + abs.string() + ": it is locked (" + tree->lock_reason +
-                    "); unlock it first with 'git worktree unlock " + shell_quote(abs.string()) + "'");
     PathLock lock(common, abs.string(), settings.lock_timeout);
+    if (tree && tree->locked && !our_lock)
+        return save_locked(*tree, settings);
     // Re-read under the lock: another process may have removed the tree meanwhile.
     tree = registered(repo.get(), abs);
     if (std::error_code ec; !tree && !fs::exists(fs::symlink_status(abs, ec))) {

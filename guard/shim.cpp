@@ -249,6 +249,7 @@ int run_shim(const std::vector<std::string>& args)
     if (call.words.size() < 2 || call.words[0] != "worktree")
         exec_git(git, args);
     auto dir = run(git_argv(git, call, {"rev-parse", "--absolute-git-dir"}), {.cwd = call.cwd.string()});
+    LibGit2 libgit2;
     if (dir.status != 0)
         exec_git(git, args); // not a repository: git says so itself
     Repository repo = open_repository(dir.out.substr(0, dir.out.find('\n')));

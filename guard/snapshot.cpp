@@ -6,7 +6,9 @@
 
 #include <chrono>
 #include <map>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <fcntl.h>
 #include <unistd.h>
@@ -24,11 +26,13 @@ class TempFile {
 public:
     explicit TempFile(const fs::path& dir)
     {
-        fs::create_directories(dir);
+        std::error_code ec;
+        fs::create_directories(dir, ec);
         std::string pattern = (dir / "index-XXXXXX").string();
-        int fd = ::mkstemp(pattern.data());
+        int fd = ec ? -1 : ::mkstemp(pattern.data());
         if (fd < 0)
-            throw Error("cannot create a private index in " + dir.string());
+            throw Error("cannot create a private index in " + dir.string() + ": " +
+                        (ec ? ec.message() : std::strerror(errno)));
         ::close(fd);
         m_path = pattern;
     }
@@ -184,9 +188,12 @@ git_oid write_tree(git_repository* repo, const Worktree& tree, const Work& w, gi
     TempFile file(common_dir(repo) / "guard" / "tmp");
     fs::path own = fs::path(git_repository_path(repo)) / "index";
     std::error_code ec;
-    if (fs::exists(own, ec))
-        fs::copy_file(own, file.path(), fs::copy_options::overwrite_existing);
-    else
+    // A full disk fails here or in libgit2: either way an Error, so the caller refuses.
+    if (fs::exists(own, ec) &&
+        !fs::copy_file(own, file.path(), fs::copy_options::overwrite_existing, ec))
+        throw Error("cannot copy the index of " + tree.path.string() + " to a private index: " +
+                    ec.message());
+    if (!fs::exists(own, ec))
         fs::remove(file.path(), ec);
     git_index* raw = nullptr;
     check(git_index_open(&raw, file.path().c_str()), "open a private index for " + tree.path.string());
@@ -234,10 +241,15 @@ git_oid write_commit(git_repository* repo, const Work& w, const git_oid& tree_oi
 std::string create_ref(git_repository* repo, const std::string& name, const git_oid& target)
 {
     std::string base = stranded_ref_name(name);
+    // Through the common repository: on a linked worktree's handle, libgit2 1.5
+    // looks for an existing loose ref in the tree's own git dir only, so "must not
+    // exist" would overwrite a stranded branch.
+    Repository common = open_common(repo);
     for (int n = 1; n <= k_max_suffix; ++n) {
         std::string ref = n == 1 ? base : base + "-" + std::to_string(n);
         git_reference* raw = nullptr;
-        int rc = git_reference_create(&raw, repo, ref.c_str(), &target, 0, "git-guard: save");
+        int rc =
+            git_reference_create(&raw, common.get(), ref.c_str(), &target, 0, "git-guard: save");
         Reference owned(raw);
         if (rc == 0)
             return ref;
@@ -450,7 +462,12 @@ std::string refusal_message(const Work& w, const std::string& why)
     }
     text += "  why: " + why + "\n";
     std::string q = shell_quote(w.path.empty() ? w.branch : w.path);
-    if (!w.path.empty()) {
+    if (!w.path.empty() && !w.blocker.empty()) {
+        std::string blocker = w.blocker.ends_with('/') ? w.blocker.substr(0, w.blocker.size() - 1) : w.blocker;
+        std::string rescued = w.path + "-" + sanitize(fs::path(blocker).filename().string()) + ".rescued";
+        text += "  recover: mv " + shell_quote(w.path + "/" + blocker) + " " + shell_quote(rescued) +
+                "   (move the repository out, then remove the tree again)\n";
+    } else if (!w.path.empty()) {
         text += "  recover: git -C " + q + " switch -c rescue/" + sanitize(fs::path(w.path).filename().string()) +
                 " && git -C " + q + " add -A && git -C " + q + " commit -m rescue\n";
     } else {
@@ -462,7 +479,9 @@ std::string refusal_message(const Work& w, const std::string& why)
 
 SaveResult save_path(const fs::path& start, const fs::path& path, const SaveOptions& options)
 {
-    Repository repo = open_repository(start);
+    // The tree names its own repository, so a save works from any directory.
+    std::error_code ec;
+    Repository repo = open_repository(fs::is_directory(path, ec) ? path : start);
     Settings settings = read_settings(repo.get());
     Worktree tree = resolve_worktree(repo.get(), path);
     PathLock lock(common_dir(repo.get()), tree.path.string(), settings.lock_timeout);

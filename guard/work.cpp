@@ -133,7 +133,16 @@ ChangeKind kind_of(unsigned s)
 struct Filters {
     PatternList exclude;
     PatternList keep_ignored;
+    git_index* index = nullptr; // the tree's own, for its skip-worktree bits
 };
+
+// sparse-checkout keeps skip-worktree files off disk on purpose; libgit2 1.5 does
+// not know the bit and reports them as deleted.
+bool skip_worktree(git_index* index, const std::string& path)
+{
+    const git_index_entry* e = index ? git_index_get_bypath(index, path.c_str(), 0) : nullptr;
+    return e && (e->flags_extended & GIT_INDEX_ENTRY_SKIP_WORKTREE);
+}
 
 // Sorts one status entry into work, exclusion, or "cannot be saved".
 void classify(const git_status_entry* e, const fs::path& root, const Filters& filters, Work& w)
@@ -143,6 +152,10 @@ void classify(const git_status_entry* e, const fs::path& root, const Filters& fi
     if (e->head_to_index && !e->index_to_workdir)
         path = e->head_to_index->new_file.path;
     unsigned s = e->status;
+    if ((s & GIT_STATUS_WT_DELETED) && skip_worktree(filters.index, path))
+        s &= ~static_cast<unsigned>(GIT_STATUS_WT_DELETED);
+    if (s == GIT_STATUS_CURRENT)
+        return;
     bool ignored = s & GIT_STATUS_IGNORED;
     std::optional<std::string> kept = ignored ? filters.keep_ignored.match(path) : std::nullopt;
     if (ignored && !kept)
@@ -160,18 +173,45 @@ void classify(const git_status_entry* e, const fs::path& root, const Filters& fi
     if (untracked && nested_repository(root, path)) {
         w.verdict = Verdict::cannot_save;
         w.reason = "nested repository " + path + ": a branch can only record a pointer to it";
-    } else if (d->new_file.mode == GIT_FILEMODE_COMMIT || d->old_file.mode == GIT_FILEMODE_COMMIT) {
+        w.blocker = path;
+    } else if ((s & GIT_STATUS_WT_MODIFIED) &&
+               (d->new_file.mode == GIT_FILEMODE_COMMIT || d->old_file.mode == GIT_FILEMODE_COMMIT)) {
         w.verdict = Verdict::cannot_save;
         w.reason = "submodule " + path + " has work of its own: a branch can only record a pointer to it";
+        w.blocker = path;
     }
     Change c{path, kind_of(s), (s & k_worktree_flags) || (s & GIT_STATUS_CONFLICTED) || ignored,
              (s & GIT_STATUS_WT_DELETED) != 0};
     w.changes.push_back(std::move(c));
 }
 
+// A committed gitlink whose `.git` is a directory inside the tree (an embedded
+// repository, or a submodule never absorbed): removing the tree destroys that
+// repository with every commit it alone holds, and git skips its own submodule
+// check under --force.
+void find_embedded(git_index* index, const fs::path& root, const Filters& filters, Work& w)
+{
+    std::error_code ec;
+    size_t n = git_index_entrycount(index);
+    for (size_t i = 0; i < n && w.verdict != Verdict::cannot_save; ++i) {
+        const git_index_entry* e = git_index_get_byindex(index, i);
+        if (e->mode != GIT_FILEMODE_COMMIT || filters.exclude.match(e->path))
+            continue;
+        if (fs::is_directory(root / e->path / ".git", ec)) {
+            w.verdict = Verdict::cannot_save;
+            w.reason = std::string("embedded repository ") + e->path +
+                       ": removing the tree would destroy its own .git, which a branch cannot hold";
+            w.blocker = e->path;
+        }
+    }
+}
+
 void collect_changes(git_repository* repo, const Settings& settings, Work& w)
 {
-    Filters filters{PatternList(settings.exclude), PatternList(settings.keep_ignored)};
+    git_index* own = nullptr;
+    check(git_repository_index(&own, repo), "read the index of " + w.path);
+    Index index(own);
+    Filters filters{PatternList(settings.exclude), PatternList(settings.keep_ignored), own};
     git_status_options opts = GIT_STATUS_OPTIONS_INIT;
     opts.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR;
     opts.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED | GIT_STATUS_OPT_RECURSE_UNTRACKED_DIRS |
@@ -184,6 +224,7 @@ void collect_changes(git_repository* repo, const Settings& settings, Work& w)
     size_t n = git_status_list_entrycount(raw);
     for (size_t i = 0; i < n; ++i)
         classify(git_status_byindex(raw, i), w.path, filters, w);
+    find_embedded(own, w.path, filters, w);
 }
 
 bool is_per_worktree(std::string_view ref)
@@ -229,7 +270,11 @@ void hide_other_heads(git_repository* repo, git_revwalk* walk, const std::string
         int rc = tree.is_main ? git_repository_head(&raw, open_common(repo).get())
                               : git_repository_head_for_worktree(&raw, repo, tree.name.c_str());
         Reference head(raw);
-        if (rc == 0 && git_reference_type(raw) == GIT_REFERENCE_DIRECT)
+        // Only a detached HEAD holds commits: a tree on a branch holds nothing once the
+        // branch is deleted. libgit2 1.5 resolves HEAD before judging it (every linked
+        // tree looks detached), so read the file itself.
+        bool detached = !read_line(tree.git_dir / "HEAD").starts_with("ref:");
+        if (rc == 0 && detached)
             git_revwalk_hide(walk, git_reference_target(raw));
         git_error_clear();
     }
@@ -385,7 +430,10 @@ Work inspect_branch(git_repository* repo, const std::string& branch, const git_o
 std::vector<Work> inspect_paths(const fs::path& start, const std::vector<fs::path>& paths,
                                 const std::vector<std::string>& branches)
 {
-    Repository repo = open_repository(start);
+    // The first tree named picks the repository, so status works from any directory.
+    std::error_code ec;
+    bool named = !paths.empty() && fs::is_directory(paths.front(), ec);
+    Repository repo = open_repository(named ? paths.front() : start);
     Settings settings = read_settings(repo.get());
     std::vector<Work> works;
     std::vector<Worktree> trees;

@@ -37,6 +37,7 @@ struct Work {
     std::optional<git_oid> branch_tip; // the tree's branch (also mid-rebase), when it exists
     Verdict verdict = Verdict::clean;
     std::string reason;                // why it cannot be saved
+    std::string blocker;               // the path that cannot be saved, relative to `path`
     std::vector<Change> changes;
     std::vector<std::string> commits;  // unique, unpublished commits, newest first
     std::vector<Excluded> excluded;

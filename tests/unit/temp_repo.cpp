@@ -1,6 +1,7 @@
 #include "tests/unit/temp_repo.hpp"
 
 #include "guard/git.hpp"
+#include "guard/log.hpp"
 #include "guard/process.hpp"
 
 #include <boost/test/unit_test.hpp>
@@ -42,6 +43,7 @@ struct HermeticGit {
         git_libgit2_opts(GIT_OPT_SET_SEARCH_PATH, GIT_CONFIG_LEVEL_GLOBAL, home.c_str());
         git_libgit2_opts(GIT_OPT_SET_SEARCH_PATH, GIT_CONFIG_LEVEL_SYSTEM, "");
         git_libgit2_opts(GIT_OPT_SET_SEARCH_PATH, GIT_CONFIG_LEVEL_XDG, "");
+        init_log({}, false); // spdlog's default logger would print to stdout
     }
     ~HermeticGit()
     {

@@ -177,13 +177,20 @@ int run_save(const Invocation& inv)
     if (wants_help(vm, options))
         return 0;
     SaveResult result;
+    fs::path tree = inv.cwd / vm["path"].as<std::string>();
     try {
-        result = save_path(inv.cwd, inv.cwd / vm["path"].as<std::string>(),
-                           {.reason = vm["reason"].as<std::string>()});
+        result = save_path(inv.cwd, tree, {.reason = vm["reason"].as<std::string>()});
     } catch (const Error& e) {
+        result.work.path = tree.string();
+        result.work.verdict = Verdict::cannot_save;
+        result.work.reason = e.what();
+        result.refused = e.what();
+    }
+    if (!result.refused.empty()) {
         if (vm.count("json"))
-            std::printf("%s\n", JsonObject().add("verdict", "cannot_save").add("reason", e.what()).str().c_str());
-        std::fprintf(stderr, "git-guard: refused: %s\n", e.what());
+            std::printf("%s\n", work_json(result.work).str().c_str());
+        std::fprintf(stderr, "git-guard: refused: %s%s", result.refused.c_str(),
+                     result.refused.ends_with('\n') ? "" : "\n");
         return 1;
     }
     if (vm.count("json")) {

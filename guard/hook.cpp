@@ -162,7 +162,7 @@ bool guard_deletion(git_repository* repo, const Settings& settings, const Update
         std::fprintf(stderr, "git-guard: saved branch %s to %s (git show --stat %s)\n", branch.c_str(),
                      s.ref.substr(11).c_str(), shell_quote(s.ref.substr(11)).c_str());
     } catch (const Error& e) {
-        std::fprintf(stderr, "git-guard: %s", refusal_message(work, e.what()).c_str());
+        std::fprintf(stderr, "git-guard: %s", refusal_message(work, e.what(), "delete").c_str());
         return false;
     }
     return true;

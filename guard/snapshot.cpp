@@ -446,10 +446,10 @@ std::string describe(const Saved& s)
 
 namespace guard {
 
-std::string refusal_message(const Work& w, const std::string& why)
+std::string refusal_message(const Work& w, const std::string& why, std::string_view action)
 {
     std::string path = w.path.empty() ? "branch " + w.branch : w.path;
-    std::string text = "refusing to remove " + path + " (" + (w.branch.empty() ? "detached" : w.branch) +
+    std::string text = "refusing to " + std::string(action) + " " + path + " (" + (w.branch.empty() ? "detached" : w.branch) +
                        "): its work could not be saved.\n";
     text += "  it holds: " + summary(w) + "\n";
     size_t shown = 0;
@@ -466,7 +466,7 @@ std::string refusal_message(const Work& w, const std::string& why)
         std::string blocker = w.blocker.ends_with('/') ? w.blocker.substr(0, w.blocker.size() - 1) : w.blocker;
         std::string rescued = w.path + "-" + sanitize(fs::path(blocker).filename().string()) + ".rescued";
         text += "  recover: mv " + shell_quote(w.path + "/" + blocker) + " " + shell_quote(rescued) +
-                "   (move the repository out, then remove the tree again)\n";
+                "   # move the repository out, then remove the tree again\n";
     } else if (!w.path.empty()) {
         text += "  recover: git -C " + q + " switch -c rescue/" + sanitize(fs::path(w.path).filename().string()) +
                 " && git -C " + q + " add -A && git -C " + q + " commit -m rescue\n";
@@ -487,13 +487,17 @@ SaveResult save_path(const fs::path& start, const fs::path& path, const SaveOpti
     PathLock lock(common_dir(repo.get()), tree.path.string(), settings.lock_timeout);
     // Re-read under the lock: another process may have saved or removed it meanwhile.
     Repository tree_repo = open_worktree(tree);
-    SaveResult result{inspect_tree(tree_repo.get(), tree, settings), std::nullopt};
-    if (result.work.verdict == Verdict::cannot_save)
-        throw Error(refusal_message(result.work, result.work.reason));
+    SaveResult result{inspect_tree(tree_repo.get(), tree, settings), std::nullopt, ""};
+    if (result.work.verdict == Verdict::cannot_save) {
+        result.refused = refusal_message(result.work, result.work.reason, "save");
+        return result;
+    }
     try {
         result.saved = save_tree(tree_repo.get(), tree, result.work, settings, options);
     } catch (const Error& e) {
-        throw Error(refusal_message(result.work, e.what()));
+        result.work.verdict = Verdict::cannot_save;
+        result.work.reason = e.what();
+        result.refused = refusal_message(result.work, e.what(), "save");
     }
     return result;
 }

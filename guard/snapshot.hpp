@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace guard {
 
@@ -51,10 +52,12 @@ namespace guard {
 struct SaveResult {
     Work work;
     std::optional<Saved> saved;
+    std::string refused;  // the DESIGN §8 message when the work could not be saved
 };
 
 // `git guard save`: under the tree's lock, inspect `tree` again and save its work.
-// Throws Error when the tree cannot be saved (its work is then untouched).
+// A refusal (the work is then untouched) is reported in `refused`; Error is thrown
+// only when `tree` is not a worktree that can be inspected at all.
 SaveResult save_path(const std::filesystem::path& start, const std::filesystem::path& tree,
                      const SaveOptions& options);
 
@@ -65,7 +68,9 @@ namespace guard {
 
 // DESIGN §8: what `work` holds, why saving failed (`why`), and pasteable
 // commands to recover it or to discard it.
-std::string refusal_message(const Work& work, const std::string& why);
+// `action` is what was refused: "remove", "save", "delete".
+std::string refusal_message(const Work& work, const std::string& why,
+                            std::string_view action = "remove");
 
 // `text` quoted for a POSIX shell when it needs quoting.
 std::string shell_quote(const std::string& text);

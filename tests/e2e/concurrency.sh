@@ -7,13 +7,7 @@
 # runs under `timeout 120`: a deadlock or a hang fails the suite instead of stalling it.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-STUB=$GUARD_SOURCE_DIR/hooks/reference-transaction
 RACERS=8
-
-install_hook() {
-    sed "s|@GUARD_HOOK_FRONT@|$GUARD_BIN_DIR/git-guard-hook|" "$STUB" >"$1/.git/hooks/reference-transaction"
-    chmod +x "$1/.git/hooks/reference-transaction"
-}
 
 count() {
     if [ -z "$1" ]; then echo 0; else printf '%s\n' "$1" | grep -c .; fi

@@ -10,16 +10,11 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 GIT=$REAL_GIT # by absolute path: the shim plays no part in this suite
 GUARD=$GUARD_BIN_DIR/git-guard
-STUB=$GUARD_SOURCE_DIR/hooks/reference-transaction
 ZERO=0000000000000000000000000000000000000000
 
 # --- local helpers --------------------------------------------------------------------
 
 # install_hook REPO: the stub, pointing at this build's git-guard-hook.
-install_hook() {
-    sed "s|@GUARD_HOOK_FRONT@|$GUARD_BIN_DIR/git-guard-hook|" "$STUB" >"$1/.git/hooks/reference-transaction"
-    chmod +x "$1/.git/hooks/reference-transaction"
-}
 
 # write_recorder FILE LOG FAILFLAG: a hook appending "== <state>" and its stdin to LOG;
 # it exits 1 in state prepared while FAILFLAG exists.

@@ -235,6 +235,27 @@ shim_off() {
     hash -r
 }
 
+# --- guarded repositories --------------------------------------------------------------
+
+STUB=$GUARD_SOURCE_DIR/hooks/reference-transaction
+
+# install_hook REPO: the reference-transaction stub, pointing at this build's front end.
+install_hook() {
+    sed "s|@GUARD_HOOK_FRONT@|$GUARD_BIN_DIR/git-guard-hook|" "$STUB" >"$1/.git/hooks/reference-transaction"
+    chmod +x "$1/.git/hooks/reference-transaction"
+}
+
+# make_clone NAME: bare $TEST_ROOT/NAME.origin and its clone $TEST_ROOT/NAME.
+make_clone() {
+    local seed=$TEST_ROOT/$1.seed
+    new_repo "$seed"
+    commit_file "$seed" a.txt "a"
+    git_real init -q --bare "$TEST_ROOT/$1.origin"
+    git_real -C "$seed" push -q "$TEST_ROOT/$1.origin" main
+    git_real clone -q "$TEST_ROOT/$1.origin" "$TEST_ROOT/$1"
+    rm -rf "$seed"
+}
+
 # --- the end -------------------------------------------------------------------------
 
 # Prints the totals; keeps $TEST_ROOT on failure, removes it on success. Exits.

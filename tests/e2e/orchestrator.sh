@@ -7,24 +7,6 @@
 # after round. A control shows the same sequence without git-guard loses everything.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-STUB=$GUARD_SOURCE_DIR/hooks/reference-transaction
-
-install_hook() {
-    sed "s|@GUARD_HOOK_FRONT@|$GUARD_BIN_DIR/git-guard-hook|" "$STUB" >"$1/.git/hooks/reference-transaction"
-    chmod +x "$1/.git/hooks/reference-transaction"
-}
-
-# make_clone NAME: bare $TEST_ROOT/NAME.origin and its clone $TEST_ROOT/NAME.
-make_clone() {
-    local seed=$TEST_ROOT/$1.seed
-    new_repo "$seed"
-    commit_file "$seed" a.txt "a"
-    git_real init -q --bare "$TEST_ROOT/$1.origin"
-    git_real -C "$seed" push -q "$TEST_ROOT/$1.origin" main
-    git_real clone -q "$TEST_ROOT/$1.origin" "$TEST_ROOT/$1"
-    rm -rf "$seed"
-}
-
 count() {
     if [ -z "$1" ]; then echo 0; else printf '%s\n' "$1" | grep -c .; fi
 }

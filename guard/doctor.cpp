@@ -57,10 +57,11 @@ Check version_check()
             return failed("version", std::string(name) + " is missing next to " + self_path(),
                           k_reinstall);
         auto said = first_line(run({front.string(), "--guard-version"}).out);
-        if (said != std::string(name) + " " + want)
-            return failed("version",
-                          front.string() + " says '" + said + "' but git-guard is " + want,
-                          k_reinstall);
+        if (said != std::string(name) + " " + want) {
+            std::string detail = front.string() + " says '" + said + "' but git-guard is ";
+            detail += want;
+            return failed("version", std::move(detail), k_reinstall);
+        }
     }
     return passed("version", "git-guard, git-guard-hook and git-guard-shim are all " + want);
 }

@@ -1,6 +1,8 @@
 #pragma once
 
-#include <git2.h>
+#include "guard/git.hpp"
+#include "guard/hookdir.hpp" // HooksLocation, locate_hooks, hook_marker, hook_stub
+#include "guard/manifest.hpp"
 
 #include <filesystem>
 #include <string>
@@ -22,6 +24,24 @@ struct InstallReport {
     bool changed = false;
 };
 
+// One run of install or uninstall, shared with the hooks directory it places stubs in:
+// the repository it changes, the manifest that records each change, what it reports.
+struct Installation {
+    std::string git; // the real git
+    Repository repo;
+    std::filesystem::path common;
+    Manifest manifest;
+    InstallReport report;
+
+    void say(std::string line, bool changed = true);
+
+    // Records `r` on disk before the change it describes is made.
+    void record(Record r);
+
+    // `path` relative to the directory that holds `common`, when it lies inside it.
+    std::string display(const std::filesystem::path& path) const;
+};
+
 // Guards the repository containing `start` (a linked worktree acts on the common
 // dir): sets guard.enabled, installs the reference-transaction hook (chaining an
 // existing one), links the shim into the shim dir, and records a manifest under
@@ -31,27 +51,6 @@ InstallReport install(const std::filesystem::path& start, const InstallOptions& 
 // Restores the hooks and config from the manifest, byte for byte. Never touches
 // stranded branches; keeps the shared shim while another guarded repository uses it.
 InstallReport uninstall(const std::filesystem::path& start);
-
-// Where git runs hooks from, as `git rev-parse --git-path hooks` resolves it in
-// each worktree: `<common>/hooks`, an absolute core.hooksPath, or, for a relative
-// core.hooksPath, that path under each worktree's root (git runs hooks from there).
-struct HooksLocation {
-    std::vector<std::filesystem::path> dirs;  // one per worktree only when the value is relative
-    std::vector<std::filesystem::path> roots; // the worktree root of each dir ("" unless relative)
-    std::string value;                        // core.hooksPath as configured, "" when unset
-    std::string scope;                        // where it is set: "local", "global", "system", ...
-    std::string origin;                       // the file that sets it, as git --show-origin says
-};
-
-// Resolves the hooks directories of `repo` with the real git at `git`.
-HooksLocation locate_hooks(const std::string& git, git_repository* repo);
-
-// The marker line that tells our hook stubs from anyone else's.
-std::string hook_marker(const std::string& hook_name);
-
-// The stub install writes as hook `name`: the template from share/git-guard/hooks with
-// the path of the installed `git-guard-hook`. Throws Error when either is missing.
-std::string hook_stub(const std::string& name);
 
 // The `git-guard-hook` or `git-guard-shim` front end installed next to this binary.
 std::filesystem::path front_end(const char* name);

@@ -1,0 +1,76 @@
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace guard {
+
+// The bytes of `path`, or nullopt when it cannot be read.
+std::optional<std::string> read_bytes(const std::filesystem::path& path);
+
+// Replaces `path` whole (temp file, then rename), keeping its mode unless `mode` is given.
+void write_bytes(const std::filesystem::path& path, const std::string& bytes,
+                 std::optional<std::filesystem::perms> mode = {});
+
+// Whether anything, even a dangling symlink, is at `path`.
+bool exists_at_all(const std::filesystem::path& path);
+
+// One line of the manifest: its kind, then its fields.
+using Record = std::vector<std::string>;
+
+// Everything install changed, one action per line: `hook P` (we wrote P, nothing was
+// there), `chain P` (the previous P is P.guard-chained), `dir D` (created), `exclude
+// present|absent`, `config KEY set|absent OLD`, `lock TREE`, `shim LINK`, `registry FILE`.
+// The bytes it replaced are kept beside it in `backup/`.
+class Manifest {
+  public:
+    // `<common>/guard/manifest` for the common git dir `common`.
+    static std::filesystem::path file(const std::filesystem::path& common);
+
+    // `<common>/guard/backup/<name>`, where the bytes install replaced are kept.
+    static std::filesystem::path backup(const std::filesystem::path& common, const char* name);
+
+    // Reads the manifest of `common`; false when there is none.
+    bool load(const std::filesystem::path& common);
+
+    // Replaces the manifest of `common` with every record added so far.
+    void save(const std::filesystem::path& common) const;
+
+    void add(Record record);
+
+    // The first record of `kind` whose first field is `first` (any, when `first` is empty).
+    std::optional<Record> find(const std::string& kind, const std::string& first = "") const;
+
+    const std::vector<Record>& records() const { return m_records; }
+
+  private:
+    std::vector<Record> m_records;
+};
+
+// Keeps `common`'s config bytes from before the first install (`first`); on a later
+// install, drops them when the config changed since the last one.
+void snapshot_config(const std::filesystem::path& common, bool first);
+
+// Keeps the config bytes install leaves, to tell at uninstall whether anyone changed them.
+void keep_installed_config(const std::filesystem::path& common);
+
+// Puts back the config bytes from before the first install; false, touching nothing,
+// when they are gone or the config changed after install.
+bool restore_config_bytes(const std::filesystem::path& common);
+
+// Puts info/exclude back as the `exclude` record `record` says it was.
+void restore_exclude(const std::filesystem::path& common, const Record& record);
+
+// `~/.local/share/git-guard/repos`: the common dir of every guarded repository, one a
+// line, so uninstall can ask the other manifests whether they still name a shared shim link.
+std::filesystem::path registry_file();
+
+// The repositories listed in the registry `file`; none when it is missing.
+std::vector<std::string> read_registry(const std::filesystem::path& file);
+
+// Replaces the registry `file` with `repos`.
+void write_registry(const std::filesystem::path& file, const std::vector<std::string>& repos);
+
+} // namespace guard

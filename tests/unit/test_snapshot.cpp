@@ -201,15 +201,15 @@ guard::SaveResult save(const TempRepo& repo, const fs::path& tree,
     return guard::save_path(repo.path(), tree, {.reason = reason});
 }
 
-// The message of the guard::Error a save of `tree` throws ("" when it does not throw).
+// Why a save of `tree` was refused: its refusal message, or the message of the
+// guard::Error it threw ("" when it saved or had nothing to save).
 std::string refusal(const fs::path& start, const fs::path& tree)
 {
     try {
-        guard::save_path(start, tree, {});
+        return guard::save_path(start, tree, {}).refused;
     } catch (const guard::Error& e) {
         return e.what();
     }
-    return "";
 }
 
 // The commit id `what` names, or "" when it names none.

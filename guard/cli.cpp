@@ -9,6 +9,7 @@
 #include "guard/process.hpp"
 #include "guard/removal.hpp"
 #include "guard/repo.hpp"
+#include "guard/report.hpp"
 #include "guard/snapshot.hpp"
 #include "guard/stranded.hpp"
 #include "guard/version.hpp"

@@ -6,6 +6,7 @@
 #include "guard/lock.hpp"
 #include "guard/log.hpp"
 #include "guard/repo.hpp"
+#include "guard/report.hpp"
 #include "guard/snapshot.hpp"
 
 #include <spdlog/spdlog.h>

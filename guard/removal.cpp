@@ -5,6 +5,7 @@
 #include "guard/lock.hpp"
 #include "guard/log.hpp"
 #include "guard/process.hpp"
+#include "guard/report.hpp"
 #include "guard/stranded.hpp"
 
 #include <spdlog/spdlog.h>

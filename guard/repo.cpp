@@ -40,13 +40,6 @@ fs::path strip_slash(const char* path)
     return s;
 }
 
-std::string read_first_line(const fs::path& file)
-{
-    std::ifstream in(file);
-    std::string line;
-    std::getline(in, line);
-    return line;
-}
 
 Worktree linked_worktree(git_repository* repo, const char* name)
 {
@@ -68,6 +61,14 @@ Worktree linked_worktree(git_repository* repo, const char* name)
 }
 
 } // namespace
+
+std::string read_first_line(const fs::path& file)
+{
+    std::ifstream in(file);
+    std::string line;
+    std::getline(in, line);
+    return line;
+}
 
 fs::path absolute_path(const fs::path& path)
 {

@@ -58,6 +58,9 @@ Worktree resolve_worktree(git_repository* repo, const std::filesystem::path& pat
 // libgit2's idea of the working directory is the tree's root.
 Repository open_worktree(const Worktree& tree);
 
+// The first line of `file`, without its newline ("" when it cannot be read).
+std::string read_first_line(const std::filesystem::path& file);
+
 // Absolute, normalised, symlinks resolved as far as the path exists.
 std::filesystem::path absolute_path(const std::filesystem::path& path);
 

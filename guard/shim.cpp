@@ -7,6 +7,7 @@
 #include "guard/log.hpp"
 #include "guard/process.hpp"
 #include "guard/repo.hpp"
+#include "guard/report.hpp"
 #include "guard/snapshot.hpp"
 
 #include <spdlog/spdlog.h>

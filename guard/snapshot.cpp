@@ -1,6 +1,7 @@
 #include "guard/snapshot.hpp"
 
 #include "guard/lock.hpp"
+#include "guard/report.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -66,28 +67,6 @@ std::string stamp()
     return full;
 }
 
-// One ref component made valid by git check-ref-format's rules.
-std::string sanitize(std::string c)
-{
-    for (size_t i = 0; i < c.size(); ++i) {
-        auto b = static_cast<unsigned char>(c[i]);
-        bool bad = b < 0x20 || b == 0x7f || std::string_view(" ~^:?*[\\").find(c[i]) != std::string_view::npos;
-        bool dots = i > 0 && c[i] == '.' && c[i - 1] == '.';
-        bool at_brace = c[i] == '{' && i > 0 && c[i - 1] == '@';
-        if (bad || dots || at_brace)
-            c[i] = '-';
-    }
-    if (!c.empty() && c.front() == '.')
-        c.front() = '-';
-    if (c.ends_with(".lock"))
-        c.replace(c.size() - 5, 1, "-");
-    if (!c.empty() && c.back() == '.')
-        c.back() = '-';
-    if (c == "@")
-        c = "-";
-    return c;
-}
-
 std::string one_line(std::string text)
 {
     for (auto& ch : text)
@@ -110,20 +89,6 @@ Signature identity(const Settings& settings)
     git_signature* raw = nullptr;
     check(git_signature_now(&raw, name.c_str(), email.c_str()), "guard.identity '" + id + "'");
     return Signature(raw);
-}
-
-std::string summary(const Work& w)
-{
-    std::map<std::string, int> counts;
-    for (const auto& c : w.changes)
-        ++counts[to_string(c.kind)];
-    std::string text;
-    for (const auto& [kind, n] : counts)
-        text += (text.empty() ? "" : ", ") + std::to_string(n) + " " + kind;
-    if (!w.commits.empty())
-        text += (text.empty() ? "" : "; ") + std::to_string(w.commits.size()) +
-                " commit(s) on no other ref";
-    return text.empty() ? "nothing" : text;
 }
 
 std::string message(const Work& w, const std::string& what, const std::string& reason)
@@ -334,6 +299,27 @@ std::string tree_name(const Worktree& tree)
 
 } // namespace
 
+std::string ref_component(std::string c)
+{
+    for (size_t i = 0; i < c.size(); ++i) {
+        auto b = static_cast<unsigned char>(c[i]);
+        bool bad = b < 0x20 || b == 0x7f || std::string_view(" ~^:?*[\\").find(c[i]) != std::string_view::npos;
+        bool dots = i > 0 && c[i] == '.' && c[i - 1] == '.';
+        bool at_brace = c[i] == '{' && i > 0 && c[i - 1] == '@';
+        if (bad || dots || at_brace)
+            c[i] = '-';
+    }
+    if (!c.empty() && c.front() == '.')
+        c.front() = '-';
+    if (c.ends_with(".lock"))
+        c.replace(c.size() - 5, 1, "-");
+    if (!c.empty() && c.back() == '.')
+        c.back() = '-';
+    if (c == "@")
+        c = "-";
+    return c;
+}
+
 std::string stranded_ref_name(const std::string& name)
 {
     std::string ref = "refs/heads/stranded";
@@ -343,7 +329,7 @@ std::string stranded_ref_name(const std::string& name)
         size_t end = name.find('/', start);
         if (end == std::string::npos)
             end = name.size();
-        std::string part = sanitize(name.substr(start, end - start));
+        std::string part = ref_component(name.substr(start, end - start));
         if (!part.empty()) {
             ref += "/" + part;
             any = true;
@@ -352,7 +338,7 @@ std::string stranded_ref_name(const std::string& name)
     }
     if (!any)
         ref += "/tree";
-    return ref + "/" + sanitize(stamp());
+    return ref + "/" + ref_component(stamp());
 }
 
 Saved save_tip(git_repository* repo, const std::string& name, const git_oid& tip,
@@ -411,70 +397,6 @@ std::optional<Saved> save_tree(git_repository* repo, const Worktree& tree, const
     Saved s = save_tip(repo, tree_name(tree), *w.head, options);
     s.base = to_hex(*w.head);
     return s;
-}
-
-std::string shell_quote(const std::string& text)
-{
-    bool plain = !text.empty();
-    for (char c : text)
-        plain = plain && (std::isalnum(static_cast<unsigned char>(c)) ||
-                          std::string_view("/._-+:@=,").find(c) != std::string_view::npos);
-    if (plain && text[0] != '-')
-        return text;
-    std::string out = "'";
-    for (char c : text)
-        out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return out + "'";
-}
-
-std::string describe(const Saved& s)
-{
-    std::string ref = s.ref.substr(11);
-    std::string q = shell_quote(ref);
-    std::string text = "  " + s.diffstat + "\n  inspect: git show --stat " + q + "\n";
-    if (s.made_commit && !s.base.empty()) {
-        std::string base = s.base.substr(0, 12);
-        text += "  compare: git diff " + base + "..." + q + "\n";
-        text += "  restore: git cherry-pick " + base + ".." + q + "\n";
-    } else {
-        text += "  restore: git switch -c <new-branch> " + q + "\n";
-    }
-    return text;
-}
-
-} // namespace guard
-
-namespace guard {
-
-std::string refusal_message(const Work& w, const std::string& why, std::string_view action)
-{
-    std::string path = w.path.empty() ? "branch " + w.branch : w.path;
-    std::string text = "refusing to " + std::string(action) + " " + path + " (" + (w.branch.empty() ? "detached" : w.branch) +
-                       "): its work could not be saved.\n";
-    text += "  it holds: " + summary(w) + "\n";
-    size_t shown = 0;
-    for (const auto& c : w.changes) {
-        if (shown++ == 5) {
-            text += "    ...\n";
-            break;
-        }
-        text += "    " + std::string(to_string(c.kind)) + ": " + c.path + "\n";
-    }
-    text += "  why: " + why + "\n";
-    std::string q = shell_quote(w.path.empty() ? w.branch : w.path);
-    if (!w.path.empty() && !w.blocker.empty()) {
-        std::string blocker = w.blocker.ends_with('/') ? w.blocker.substr(0, w.blocker.size() - 1) : w.blocker;
-        std::string rescued = w.path + "-" + sanitize(fs::path(blocker).filename().string()) + ".rescued";
-        text += "  recover: mv " + shell_quote(w.path + "/" + blocker) + " " + shell_quote(rescued) +
-                "   # move the repository out, then remove the tree again\n";
-    } else if (!w.path.empty()) {
-        text += "  recover: git -C " + q + " switch -c rescue/" + sanitize(fs::path(w.path).filename().string()) +
-                " && git -C " + q + " add -A && git -C " + q + " commit -m rescue\n";
-    } else {
-        text += "  recover: git branch rescue/" + sanitize(w.branch) + " " + shell_quote(w.branch) + "\n";
-    }
-    text += "  discard: git guard discard " + q + "\n";
-    return text;
 }
 
 SaveResult save_path(const fs::path& start, const fs::path& path, const SaveOptions& options)

@@ -38,16 +38,13 @@ Saved save_commit(git_repository* repo, const Work& work, const git_oid& tree_oi
 Saved save_tip(git_repository* repo, const std::string& name, const git_oid& tip,
                const SaveOptions& options);
 
+// One ref name component made valid by git check-ref-format's rules
+// (invalid characters become '-').
+std::string ref_component(std::string component);
+
 // `refs/heads/stranded/<name>/<stamp>`: each component made valid for a ref,
 // stamped with the UTC time to the millisecond (or $GIT_GUARD_STAMP, for tests).
 std::string stranded_ref_name(const std::string& name);
-
-// The inspect/compare/restore lines printed after a save.
-std::string describe(const Saved& saved);
-
-} // namespace guard
-
-namespace guard {
 
 struct SaveResult {
     Work work;
@@ -60,19 +57,5 @@ struct SaveResult {
 // only when `tree` is not a worktree that can be inspected at all.
 SaveResult save_path(const std::filesystem::path& start, const std::filesystem::path& tree,
                      const SaveOptions& options);
-
-
-} // namespace guard
-
-namespace guard {
-
-// DESIGN §8: what `work` holds, why saving failed (`why`), and pasteable
-// commands to recover it or to discard it.
-// `action` is what was refused: "remove", "save", "delete".
-std::string refusal_message(const Work& work, const std::string& why,
-                            std::string_view action = "remove");
-
-// `text` quoted for a POSIX shell when it needs quoting.
-std::string shell_quote(const std::string& text);
 
 } // namespace guard

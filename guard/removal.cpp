@@ -103,12 +103,6 @@ std::optional<Saved> save_husk(git_repository* repo, const fs::path& path,
     return save_commit(repo, w, tree_oid, path.filename().string(), settings, {.reason = "remove husk"});
 }
 
-std::string stamp_now()
-{
-    std::string ref = stranded_ref_name("x");
-    return ref.substr(ref.rfind('/') + 1);
-}
-
 // Deletes `path` for real, read-only directories included; when that fails,
 // moves it whole under the common dir. Says truthfully which happened.
 Outcome delete_or_move(const fs::path& path, const fs::path& common, fs::path& moved_to)
@@ -122,7 +116,7 @@ Outcome delete_or_move(const fs::path& path, const fs::path& common, fs::path& m
         return Outcome::removed;
     fs::path husks = common / "guard" / "husks";
     fs::create_directories(husks, ec);
-    moved_to = husks / (path.filename().string() + "-" + stamp_now());
+    moved_to = husks / (path.filename().string() + "-" + utc_stamp());
     fs::rename(path, moved_to, ec);
     return ec ? Outcome::kept : Outcome::moved;
 }

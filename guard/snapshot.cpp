@@ -51,21 +51,6 @@ private:
     fs::path m_path;
 };
 
-std::string stamp()
-{
-    if (const char* pinned = std::getenv("GIT_GUARD_STAMP"); pinned && *pinned)
-        return pinned;
-    auto now = std::chrono::system_clock::now();
-    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count();
-    std::time_t seconds = static_cast<std::time_t>(ms / 1000);
-    std::tm utc{};
-    gmtime_r(&seconds, &utc);
-    char text[32];
-    std::strftime(text, sizeof text, "%Y%m%dT%H%M%S", &utc);
-    char full[48];
-    std::snprintf(full, sizeof full, "%s.%03dZ", text, static_cast<int>(ms % 1000));
-    return full;
-}
 
 std::string one_line(std::string text)
 {
@@ -299,6 +284,22 @@ std::string tree_name(const Worktree& tree)
 
 } // namespace
 
+std::string utc_stamp()
+{
+    if (const char* pinned = std::getenv("GIT_GUARD_STAMP"); pinned && *pinned)
+        return pinned;
+    auto now = std::chrono::system_clock::now();
+    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count();
+    std::time_t seconds = static_cast<std::time_t>(ms / 1000);
+    std::tm utc{};
+    gmtime_r(&seconds, &utc);
+    char text[32];
+    std::strftime(text, sizeof text, "%Y%m%dT%H%M%S", &utc);
+    char full[48];
+    std::snprintf(full, sizeof full, "%s.%03dZ", text, static_cast<int>(ms % 1000));
+    return full;
+}
+
 std::string ref_component(std::string c)
 {
     for (size_t i = 0; i < c.size(); ++i) {
@@ -338,7 +339,7 @@ std::string stranded_ref_name(const std::string& name)
     }
     if (!any)
         ref += "/tree";
-    return ref + "/" + ref_component(stamp());
+    return ref + "/" + ref_component(utc_stamp());
 }
 
 Saved save_tip(git_repository* repo, const std::string& name, const git_oid& tip,

@@ -38,6 +38,9 @@ Saved save_commit(git_repository* repo, const Work& work, const git_oid& tree_oi
 Saved save_tip(git_repository* repo, const std::string& name, const git_oid& tip,
                const SaveOptions& options);
 
+// The UTC time to the millisecond, `YYYYMMDDTHHMMSS.mmmZ` (or $GIT_GUARD_STAMP, for tests).
+std::string utc_stamp();
+
 // One ref name component made valid by git check-ref-format's rules
 // (invalid characters become '-').
 std::string ref_component(std::string component);

@@ -3,7 +3,6 @@
 #include "guard/history.hpp"
 #include "guard/pattern.hpp"
 
-#include <fstream>
 
 namespace fs = std::filesystem;
 

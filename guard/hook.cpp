@@ -86,8 +86,10 @@ std::vector<std::string> git_command_line()
     return argv;
 }
 
-// `git [options] branch ... -m|-M|--move ...`: the subcommand itself, not any word.
-bool runs_branch_move(const std::vector<std::string>& argv)
+// `git [options] branch -m|-M|--move [<old>] <new>` deleting `ref`, which is not
+// <new>: the rename's own deletion of the old name. The deletion of <new> itself
+// (`-M` over an existing branch) is a real loss and is guarded.
+bool runs_branch_move(const std::vector<std::string>& argv, const std::string& ref)
 {
     size_t i = 1;
     for (; i < argv.size() && argv[i].starts_with("-"); ++i)
@@ -96,10 +98,15 @@ bool runs_branch_move(const std::vector<std::string>& argv)
             ++i;
     if (i >= argv.size() || argv[i] != "branch")
         return false;
-    for (++i; i < argv.size() && argv[i] != "--"; ++i)
+    bool move = false;
+    std::string last;
+    for (++i; i < argv.size(); ++i) {
         if (argv[i] == "-m" || argv[i] == "-M" || argv[i] == "--move")
-            return true;
-    return false;
+            move = true;
+        else if (!argv[i].starts_with("-"))
+            last = argv[i];
+    }
+    return move && !last.empty() && ref != "refs/heads/" + last;
 }
 
 // `git branch -m` on 2.39 shows the hook only the old name's deletion. git has
@@ -117,7 +124,7 @@ bool is_rename(const fs::path& common, const std::string& ref, const git_oid& ti
     if (last.size() > 2 * GIT_OID_HEXSZ && !fs::exists(common / "logs" / ref, ec) &&
         last.substr(GIT_OID_HEXSZ + 1, GIT_OID_HEXSZ) == to_hex(tip))
         return true;
-    return runs_branch_move(git_command_line());
+    return runs_branch_move(git_command_line(), ref);
 }
 
 Pending pending_of(const std::vector<Update>& updates)

@@ -257,6 +257,27 @@ rm -f "$REPO/.git/logs/refs/heads/mv4"
 run_cmd "$GIT" rn mv4 mv4-renamed
 expect_no_save "an alias for branch -m, of a branch without a reflog" "$before"
 
+section "git branch -M over an existing branch saves the branch it overwrites"
+# The rename deletes the old name (no loss) and the overwritten target (a loss).
+# expect_overwrite_saved WHAT DST SRC [GIT OPTIONS...]
+expect_overwrite_saved() {
+    local what=$1 dst=$2 src=$3 tip saved
+    shift 3
+    unpushed "$REPO" "$dst"
+    tip=$("$GIT" rev-parse "$dst")
+    "$GIT" branch "$src" main
+    run_cmd "$GIT" "$@" branch -M "$src" "$dst"
+    assert_eq 0 "$RC" "$what: branch -M succeeds"
+    saved=$(stranded "$REPO" "$dst/")
+    assert_eq 1 "$(count "$saved")" "$what: the overwritten branch's commits were lost, not saved"
+    assert_eq "$tip" "$("$GIT" rev-parse "${saved:-none}" 2>/dev/null | head -1)" \
+        "$what: stranded/$dst is not at the overwritten tip"
+    assert_eq "" "$(stranded "$REPO" "$src/")" "$what: the renamed branch was saved, though it lives on"
+}
+expect_overwrite_saved "-M over a branch, with reflogs" ow1 ow1-src
+rm -rf "$REPO/.git/logs/refs/heads"
+expect_overwrite_saved "-M over a branch, without reflogs" ow2 ow2-src -c core.logAllRefUpdates=false
+
 section "a stale .tmp-renamed-log (a rename that crashed) does not switch the guard off"
 unpushed "$REPO" after-crash
 tip=$("$GIT" rev-parse after-crash)

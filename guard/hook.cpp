@@ -7,6 +7,7 @@
 #include "guard/log.hpp"
 #include "guard/repo.hpp"
 #include "guard/report.hpp"
+#include "guard/shim.hpp"
 #include "guard/snapshot.hpp"
 
 #include <spdlog/spdlog.h>
@@ -91,11 +92,7 @@ std::vector<std::string> git_command_line()
 // (`-M` over an existing branch) is a real loss and is guarded.
 bool runs_branch_move(const std::vector<std::string>& argv, const std::string& ref)
 {
-    size_t i = 1;
-    for (; i < argv.size() && argv[i].starts_with("-"); ++i)
-        if (argv[i] == "-C" || argv[i] == "-c" || argv[i] == "--git-dir" || argv[i] == "--work-tree" ||
-            argv[i] == "--namespace" || argv[i] == "--config-env" || argv[i] == "--super-prefix")
-            ++i;
+    size_t i = subcommand_index(argv);
     if (i >= argv.size() || argv[i] != "branch")
         return false;
     bool move = false;

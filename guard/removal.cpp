@@ -18,15 +18,6 @@ namespace guard {
 
 namespace {
 
-// A registered tree at `path`, or nothing (a husk whose admin entry is gone).
-std::optional<Worktree> registered(git_repository* repo, const fs::path& path)
-{
-    for (const auto& t : list_worktrees(repo))
-        if (absolute_path(t.path) == path)
-            return t;
-    return std::nullopt;
-}
-
 // A directory whose `.git` file points into this repository's worktrees/ admin
 // area is one of ours, even after its admin entry was deleted.
 bool points_here(const fs::path& dir, const fs::path& common)
@@ -173,7 +164,7 @@ RemoveResult remove_tree(const fs::path& start, const fs::path& path, const Remo
     Settings settings = read_settings(repo.get());
     fs::path common = common_dir(repo.get());
     fs::path abs = absolute_path(path);
-    auto tree = registered(repo.get(), abs);
+    auto tree = find_worktree(repo.get(), abs);
     if (tree && tree->is_main)
         throw Error(abs.string() + " is the main worktree; git guard remove removes linked worktrees only");
     if (std::error_code ec; !tree && !fs::exists(fs::symlink_status(abs, ec))) {
@@ -189,7 +180,7 @@ RemoveResult remove_tree(const fs::path& start, const fs::path& path, const Remo
     if (tree && tree->locked && !our_lock)
         return save_locked(*tree, settings);
     // Re-read under the lock: another process may have removed the tree meanwhile.
-    tree = registered(repo.get(), abs);
+    tree = find_worktree(repo.get(), abs);
     if (std::error_code ec; !tree && !fs::exists(fs::symlink_status(abs, ec))) {
         RemoveResult gone;
         gone.outcome = Outcome::removed; // the path is free: exit 0

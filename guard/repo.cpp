@@ -177,15 +177,23 @@ std::vector<Worktree> list_worktrees(git_repository* repo)
     return trees;
 }
 
+std::optional<Worktree> find_worktree(git_repository* repo, const fs::path& path)
+{
+    fs::path want = absolute_path(path);
+    for (auto& tree : list_worktrees(repo))
+        if (absolute_path(tree.path) == want)
+            return tree;
+    return std::nullopt;
+}
+
 Worktree resolve_worktree(git_repository* repo, const fs::path& path)
 {
+    if (auto tree = find_worktree(repo, path))
+        return *tree;
     fs::path want = absolute_path(path);
     std::optional<Worktree> enclosing;
     for (auto& tree : list_worktrees(repo)) {
-        fs::path root = absolute_path(tree.path);
-        if (root == want)
-            return tree;
-        auto rel = want.lexically_relative(root);
+        auto rel = want.lexically_relative(absolute_path(tree.path));
         if (!rel.empty() && *rel.begin() != ".." && (!enclosing || tree.path.string().size() >
                                                                        enclosing->path.string().size()))
             enclosing = tree;

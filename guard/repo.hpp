@@ -49,6 +49,9 @@ Settings read_settings(git_repository* repo);
 // Every worktree of the repository, the main one first (none for a bare repository).
 std::vector<Worktree> list_worktrees(git_repository* repo);
 
+// The registered worktree whose root is exactly `path`, if any.
+std::optional<Worktree> find_worktree(git_repository* repo, const std::filesystem::path& path);
+
 // The registered worktree whose root is exactly `path`. Throws Error, naming the
 // enclosing tree when there is one, for anything else: a git call "in" a
 // subdirectory or a husk would answer for the wrong tree.

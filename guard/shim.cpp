@@ -105,13 +105,10 @@ void expand_alias(const std::string& git, GitCall& call)
 // The tree `git worktree remove <arg>` means: its path, or a unique path suffix.
 std::optional<Worktree> find_tree(git_repository* repo, const fs::path& cwd, const std::string& arg)
 {
-    auto trees = list_worktrees(repo);
-    fs::path want = absolute_path(cwd / arg);
-    for (const auto& t : trees)
-        if (absolute_path(t.path) == want)
-            return t;
+    if (auto exact = find_worktree(repo, cwd / arg))
+        return exact;
     std::optional<Worktree> found;
-    for (const auto& t : trees) {
+    for (const auto& t : list_worktrees(repo)) {
         std::string p = t.path.string();
         if (!t.is_main && p.size() > arg.size() && p.ends_with("/" + arg)) {
             if (found)
@@ -241,6 +238,15 @@ int guard_add(const std::string& git, const GitCall& call, const Settings& setti
 }
 
 } // namespace
+
+size_t subcommand_index(const std::vector<std::string>& argv)
+{
+    size_t i = 1;
+    for (; i < argv.size() && argv[i].size() > 1 && argv[i][0] == '-'; ++i)
+        if (takes_value(argv[i]))
+            ++i;
+    return i;
+}
 
 int run_shim(const std::vector<std::string>& args)
 {

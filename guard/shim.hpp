@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -10,5 +11,9 @@ namespace guard {
 // what the removal would destroy, then execs the real git with `args` unchanged.
 // Returns only on refusal (128) or when git could not be started.
 int run_shim(const std::vector<std::string>& args);
+
+// The position of git's subcommand in `argv` (argv[0] is git), past git's global
+// options and their values; argv.size() when there is none.
+size_t subcommand_index(const std::vector<std::string>& argv);
 
 } // namespace guard

@@ -6,6 +6,7 @@
 #include "guard/install.hpp"
 
 #include "guard/error.hpp"
+#include "guard/managers.hpp"
 #include "guard/process.hpp"
 #include "guard/repo.hpp"
 
@@ -89,19 +90,12 @@ bool same_file(const fs::path& a, const fs::path& b)
     return fs::equivalent(a, b, ec);
 }
 
-// The line to print about PATH: whether `git` there already runs the shim.
+// The line to print about PATH: whether `git` on the caller's PATH already runs the shim.
 std::string path_advice(const fs::path& dir, const fs::path& shim)
 {
-    const char* env = std::getenv("PATH");
-    std::istringstream in(env ? env : "");
-    for (std::string entry; std::getline(in, entry, ':');) {
-        fs::path git = fs::path(entry.empty() ? "." : entry) / "git";
-        if (::access(git.c_str(), X_OK) != 0 || fs::is_directory(git))
-            continue;
-        if (same_file(git, shim))
-            return dir.string() + " is already first on PATH: git runs the shim";
-        break;
-    }
+    fs::path git = first_git_on_path(caller_path());
+    if (!git.empty() && same_file(git, shim))
+        return dir.string() + " is first on PATH already: git runs the shim";
     return "put the shim first on PATH (add this line to ~/.profile or ~/.bashrc):\n  export "
            "PATH=\"" +
            dir.string() + ":$PATH\"";
@@ -227,11 +221,98 @@ void unlink_shim(Installation& ctx)
     }
 }
 
+// `git gc` runs `git worktree prune` itself, out of the shim's sight (DESIGN §6): with
+// gc.worktreePruneExpire=never it prunes no worktree, whatever was configured before.
+void keep_gc_from_pruning(Installation& ctx)
+{
+    auto effective = git_in(ctx, {"config", "--get", "gc.worktreePruneExpire"});
+    std::string was = effective.out.substr(0, effective.out.find('\n'));
+    set_config(ctx, "gc.worktreePruneExpire", "never");
+    if (effective.status == 0 && was != "never")
+        ctx.say("  (it was " + was + ": git gc would have pruned the admin entries of deleted "
+                "worktrees, and their work, out of the shim's sight; uninstall puts it back)",
+                false);
+}
+
+// The worktree roots whose lefthook config must hold our job: every tree's, once lefthook
+// runs the reference-transaction hook of any tree or has a config in any (lefthook reads
+// the config of the tree it runs in). None when lefthook is not in use.
+std::vector<fs::path> lefthook_roots(const Installation& ctx, const HooksLocation& hooks)
+{
+    if (git_repository_is_bare(ctx.repo.get()))
+        return {};
+    bool lefthook = ctx.manifest.find("lefthook").has_value();
+    for (const auto& dir : hooks.dirs)
+        lefthook = lefthook || is_lefthook_hook(dir / "reference-transaction");
+    std::vector<fs::path> roots;
+    for (const auto& tree : list_worktrees(ctx.repo.get())) {
+        if (tree.prunable)
+            continue;
+        roots.push_back(tree.path);
+        lefthook = lefthook || has_lefthook_config(tree.path);
+    }
+    return lefthook ? roots : std::vector<fs::path>{};
+}
+
+// Whether hook `name` in `dir` is left to lefthook, which runs our job instead.
+bool left_to_lefthook(const fs::path& dir, const std::string& name)
+{
+    return name == "reference-transaction" && is_lefthook_hook(dir / name);
+}
+
+void place_hooks(Installation& ctx, const HooksLocation& hooks, const std::vector<std::string>& names,
+                 const fs::path& only_root = {})
+{
+    for (size_t i = 0; i < hooks.dirs.size(); ++i) {
+        if (!only_root.empty() && hooks.roots[i] != only_root)
+            continue;
+        for (const auto& name : names) {
+            if (!left_to_lefthook(hooks.dirs[i], name))
+                place_hook(ctx, hooks.dirs[i], name, hooks.roots[i]);
+            else
+                ctx.say("lefthook runs the " + name + " hook " + ctx.display(hooks.dirs[i] / name) +
+                            ": git-guard runs as its job instead",
+                        false);
+        }
+    }
+}
+
 } // namespace
 
 fs::path front_end(const char* name)
 {
-    return fs::path(self_path()).parent_path() / name;
+    // Installed: <prefix>/bin/git-guard and <prefix>/libexec/git-guard/<name> (contract C5),
+    // where git never looks for subcommands. The build tree has all three in bin/.
+    fs::path bin = fs::path(self_path()).parent_path();
+    fs::path installed = bin.parent_path() / "libexec/git-guard" / name;
+    return exists_at_all(installed) ? installed : bin / name;
+}
+
+std::string caller_path()
+{
+    if (const char* given = std::getenv("GIT_GUARD_CALLER_PATH"))
+        return given;
+    const char* env = std::getenv("PATH");
+    std::string path = env ? env : "";
+    // git puts its exec path first on PATH (and in GIT_EXEC_PATH) for the commands it
+    // starts, so `git guard doctor` sees /usr/lib/git-core/git first: that entry is git's.
+    const char* exec = std::getenv("GIT_EXEC_PATH");
+    std::string prefix = exec && *exec ? std::string(exec) : "";
+    if (!prefix.empty() && (path == prefix || path.starts_with(prefix + ":")))
+        path.erase(0, std::min(path.size(), prefix.size() + 1));
+    return path;
+}
+
+fs::path first_git_on_path(const std::string& path)
+{
+    std::istringstream in(path);
+    for (std::string entry; std::getline(in, entry, ':');) {
+        fs::path git = fs::path(entry.empty() ? "." : entry) / "git";
+        std::error_code ec;
+        if (::access(git.c_str(), X_OK) == 0 && !fs::is_directory(git, ec))
+            return git;
+    }
+    return {};
 }
 
 std::pair<int, int> git_version(const std::string& git)
@@ -274,13 +355,19 @@ InstallReport install(const fs::path& start, const InstallOptions& options)
         names.push_back("post-checkout");
     for (size_t i = 0; i < hooks.dirs.size(); ++i)
         for (const auto& name : names)
-            check_hook(ctx.git, hooks.dirs[i], name, hooks.roots[i]);
+            if (!left_to_lefthook(hooks.dirs[i], name))
+                check_hook(ctx.git, hooks.dirs[i], name, hooks.roots[i]);
+    bool first = !ctx.manifest.load(ctx.common);
+    auto lefthook = lefthook_roots(ctx, hooks);
+    for (const auto& root : lefthook)
+        check_lefthook_job(root);
     // Everything is validated: from here on, each change is recorded before it is made.
-    snapshot_config(ctx.common, !ctx.manifest.load(ctx.common));
-    for (size_t i = 0; i < hooks.dirs.size(); ++i)
-        for (const auto& name : names)
-            place_hook(ctx, hooks.dirs[i], name, hooks.roots[i]);
+    snapshot_config(ctx.common, first);
+    place_hooks(ctx, hooks, names);
+    for (const auto& root : lefthook)
+        add_lefthook_job(ctx, root);
     set_config(ctx, "guard.enabled", "true");
+    keep_gc_from_pruning(ctx);
     if (options.lock_worktrees) {
         set_config(ctx, "guard.lockWorktrees", "true");
         lock_worktrees(ctx);
@@ -303,8 +390,10 @@ InstallReport uninstall(const fs::path& start)
     unlock_worktrees(ctx);
     auto records = ctx.manifest.records();
     for (auto r = records.rbegin(); r != records.rend(); ++r) {
-        if ((*r)[0] == "hook" || (*r)[0] == "chain" || (*r)[0] == "dir")
+        if ((*r)[0] == "hook" || (*r)[0] == "chain" || (*r)[0] == "dir" || (*r)[0] == "sidecar")
             undo_hook(ctx, *r);
+        else if ((*r)[0] == "lefthook")
+            undo_lefthook(ctx, *r);
         else if ((*r)[0] == "exclude") {
             restore_exclude(ctx.common, *r);
             ctx.say("restored info/exclude");
@@ -317,6 +406,41 @@ InstallReport uninstall(const fs::path& start)
     ctx.say("git-guard is uninstalled from " + ctx.common.string() +
             "; stranded/ branches are kept (git guard list shows them)");
     return ctx.report;
+}
+
+void guard_new_worktree(const fs::path& tree)
+{
+    try {
+        Installation ctx{find_real_git(), open_repository(tree), {}, {}, {}};
+        ctx.common = common_dir(ctx.repo.get());
+        if (!ctx.manifest.load(ctx.common) || !read_settings(ctx.repo.get()).enabled)
+            return;
+        const char* workdir = git_repository_workdir(ctx.repo.get());
+        fs::path root = workdir ? fs::path(workdir).parent_path() : fs::path(tree);
+        std::vector<std::string> names{"reference-transaction"};
+        bool lock = read_settings(ctx.repo.get()).lock_worktrees;
+        if (lock)
+            names.push_back("post-checkout");
+        auto hooks = locate_hooks(ctx.git, ctx.repo.get());
+        // Only a relative core.hooksPath (husky's .husky/_) gives the new tree hooks of its own.
+        for (size_t i = 0; i < hooks.dirs.size(); ++i)
+            for (const auto& name : names)
+                if (hooks.roots[i] == root && !left_to_lefthook(hooks.dirs[i], name))
+                    check_hook(ctx.git, hooks.dirs[i], name, hooks.roots[i]);
+        if (ctx.manifest.find("lefthook"))
+            check_lefthook_job(root);
+        place_hooks(ctx, hooks, names, root);
+        if (ctx.manifest.find("lefthook"))
+            add_lefthook_job(ctx, root);
+        for (const auto& other : list_worktrees(ctx.repo.get()))
+            if (lock && !other.is_main && !other.locked && fs::equivalent(other.path, root))
+                git_checked(ctx, {"worktree", "lock", "--reason", k_lock_reason, root.string()});
+    } catch (const std::exception& e) {
+        std::fprintf(stderr,
+                     "git-guard: the new worktree %s may be unguarded: %s; run 'git guard "
+                     "install' there\n",
+                     tree.c_str(), e.what());
+    }
 }
 
 } // namespace guard

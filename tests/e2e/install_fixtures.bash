@@ -24,6 +24,20 @@ repo_snapshot() {
     done
 }
 
+# guard_hook_text REPO HOOKS_DIR: what tells that git-guard runs as the reference-transaction
+# hook there: the stub's text, "# git-guard reference-transaction hook" for a link to (or a
+# copy of) the front end, or lefthook's local config holding git-guard's job.
+guard_hook_text() {
+    local hook=$2/reference-transaction
+    if [ -L "$hook" ] && [ "$(basename "$(readlink "$hook")")" = git-guard-hook ]; then
+        echo "# git-guard reference-transaction hook (a link to the front end)"
+    elif grep -q "LEFTHOOK" "$hook" 2>/dev/null; then
+        cat "$1/lefthook-local.yml" 2>/dev/null
+    else
+        cat "$hook" 2>/dev/null
+    fi
+}
+
 # write_hook FILE TEXT: an executable hook script.
 write_hook() {
     mkdir -p "$(dirname "$1")"

@@ -191,3 +191,41 @@ layout_plain() {
 doctor_failures() {
     "$GUARD" doctor --json 2>/dev/null | grep '"ok":false' | sed 's/.*"check":"\([^"]*\)".*/\1/' | sort -u | tr '\n' ' '
 }
+
+# The real hook managers (coexist_*.sh): tests/run.sh installs lefthook and husky from npm
+# into GUARD_TOOLS_DIR (default build/tools) and pre-commit from Debian.
+TOOLS_DIR=${GUARD_TOOLS_DIR:-$GUARD_BIN_DIR/../tools}
+
+# need_tool NAME: NAME's executable (npm cache or PATH), or the suite skips, saying why.
+need_tool() {
+    local exe=$TOOLS_DIR/$1/node_modules/.bin/$1
+    [ -x "$exe" ] || exe=$(command -v "$1" 2>/dev/null) || {
+        echo "SKIP: $1 is not installed (tests/run.sh installs it: npm or apt could not)"
+        finish
+    }
+    echo "$exe"
+}
+
+# unpublished_branch REPO NAME: branch NAME with one commit no other ref holds; prints its tip.
+unpublished_branch() {
+    local commit
+    commit=$(git_real -C "$1" commit-tree -p "$(git_real -C "$1" rev-parse main)" -m "work on $2" \
+        "$(git_real -C "$1" rev-parse 'main^{tree}')")
+    # A hook manager's hook may print on stdout: only the commit id is ours to print.
+    git_real -C "$1" update-ref "refs/heads/$2" "$commit" >/dev/null 2>&1
+    echo "$commit"
+}
+
+# assert_saved REPO TIP MESSAGE: a save ref points at TIP.
+assert_saved() {
+    assert_ne "" "$(git_real -C "$1" for-each-ref --points-at "$2" refs/heads/stranded/ refs/stranded/)" "$3"
+}
+
+# assert_nothing_of_ours DIR...: no hook, chained copy, sidecar or lefthook job of ours.
+assert_nothing_of_ours() {
+    local found
+    found=$(find "$@" \( -name '*.guard-chained' -o -name git-guard.path -o -lname '*git-guard-hook' \) 2>/dev/null
+            grep -rl --exclude-dir=objects --exclude-dir=guard --exclude-dir=logs --exclude-dir=refs \
+                -e '# git-guard' "$@" 2>/dev/null)
+    assert_eq "" "$found" "nothing of git-guard's is left behind"
+}

@@ -347,6 +347,13 @@ void undo_hook(Installation& ctx, const Record& record)
     fs::path chained = record.size() > 2 ? fs::path(record[2]) : fs::path(path.string() + k_chained_suffix);
     fs::path found = remove_ours(path);
     bool theirs = record[0] == "chain" && exists_at_all(chained);
+    if (found.empty() && theirs && rewritten(path, chained)) {
+        // A manager wrote the hook we chained over ours again (husky's `npx husky`): it is
+        // back in its place, and the chained copy is a duplicate of it.
+        fs::remove(chained);
+        return ctx.say("removed " + ctx.display(chained) + ": " + ctx.display(path) +
+                       " is that same hook again, written back by its manager");
+    }
     if (found.empty() && exists_at_all(path))
         return ctx.say("left " + ctx.display(path) + " alone: it is no longer git-guard's hook" +
                            (theirs ? "; the hook it replaced is kept as " + ctx.display(chained) : ""),

@@ -22,32 +22,19 @@ namespace {
 
 constexpr const char* k_chained_suffix = ".guard-chained";
 
-constexpr const char* k_front = "git-guard-hook";
-constexpr const char* k_sidecar = "git-guard.path";
-
-// The hook's name for a file that may carry a manager's suffix.
-std::string base_hook_name(const fs::path& file)
-{
-    std::string name = file.filename().string();
-    for (const char* suffix : {".legacy", ".old"})
-        if (name.ends_with(suffix))
-            return name.substr(0, name.size() - std::string(suffix).size());
-    return name;
-}
-
 // Installs the front end itself as `hook` (contract C5): a symlink, or, where the
 // filesystem has none, a copy with a sidecar naming the full binary.
 void place_front_end(Installation& ctx, const fs::path& hook)
 {
     std::error_code ec;
-    fs::create_symlink(front_end(k_front), hook, ec);
+    fs::create_symlink(front_end(k_hook_front), hook, ec);
     if (!ec)
         return;
-    fs::path sidecar = hook.parent_path() / k_sidecar;
+    fs::path sidecar = hook.parent_path() / k_hook_sidecar;
     if (!ctx.manifest.find("sidecar", sidecar.string()))
         ctx.record({"sidecar", sidecar.string()});
-    write_bytes(sidecar, self_path() + "\n", fs::perms(0644));
-    write_bytes(hook, read_bytes(front_end(k_front)).value_or(""), fs::perms(0755));
+    write_bytes(sidecar, self_path(), fs::perms(0644)); // one line, no newline
+    write_bytes(hook, read_bytes(front_end(k_hook_front)).value_or(""), fs::perms(0755));
 }
 
 void write_hook(Installation& ctx, const fs::path& hook, const std::string& name)
@@ -102,82 +89,6 @@ bool remove_if_empty(const fs::path& dir)
 }
 
 } // namespace
-
-std::string hook_marker(const std::string& hook_name)
-{
-    return "# git-guard " + hook_name + " hook";
-}
-
-std::string hook_stub(const std::string& name)
-{
-    fs::path exe_dir = fs::path(self_path()).parent_path();
-    fs::path path = exe_dir.parent_path() / "share/git-guard/hooks" / name;
-    auto stub = read_bytes(path);
-    if (!stub)
-        throw Error("the hook template " + path.string() +
-                    " is missing; reinstall git-guard "
-                    "('cmake --install' puts it under share/git-guard/hooks)");
-    fs::path front = front_end("git-guard-hook");
-    if (::access(front.c_str(), X_OK) != 0)
-        throw Error("the hook front end " + front.string() + " is missing; reinstall git-guard");
-    const std::string placeholder = "@GUARD_HOOK_FRONT@";
-    for (auto at = stub->find(placeholder); at != std::string::npos;
-         at = stub->find(placeholder, at))
-        stub->replace(at, placeholder.size(), front.string());
-    return *stub;
-}
-
-bool hook_is_front_end()
-{
-    // The C5 front end reads the sidecar: its name in the binary says it knows that form.
-    static const bool knows = [] {
-        fs::path front = front_end(k_front);
-        return front.parent_path().filename() == "git-guard" &&
-               read_bytes(front).value_or("").find(k_sidecar) != std::string::npos;
-    }();
-    return knows;
-}
-
-bool is_guard_hook(const fs::path& file, const std::string& name)
-{
-    std::error_code ec;
-    auto status = fs::symlink_status(file, ec);
-    if (fs::is_symlink(status))
-        return fs::read_symlink(file, ec).filename() == k_front;
-    if (!fs::is_regular_file(status))
-        return false;
-    std::string text = read_bytes(file).value_or("");
-    if (text.find(hook_marker(name)) != std::string::npos)
-        return true;
-    return name == "reference-transaction" && text.starts_with("\x7f" "ELF") &&
-           text.find(std::string(k_front) + " ") != std::string::npos;
-}
-
-bool is_current_hook(const fs::path& file, const std::string& name)
-{
-    std::error_code ec;
-    if (name != "reference-transaction" || !hook_is_front_end())
-        return fs::is_regular_file(fs::symlink_status(file, ec)) &&
-               read_bytes(file) == hook_stub(name);
-    if (fs::is_symlink(fs::symlink_status(file, ec)))
-        return fs::read_symlink(file, ec) == front_end(k_front);
-    return read_bytes(file) == read_bytes(front_end(k_front)) &&
-           read_bytes(file.parent_path() / k_sidecar) == self_path() + "\n";
-}
-
-fs::path hook_slot(const fs::path& dir, const std::string& name)
-{
-    bool precommit = name != "reference-transaction" && is_precommit_hook(dir / name);
-    return precommit ? dir / (name + ".legacy") : dir / name;
-}
-
-std::vector<fs::path> renamed_copies(const fs::path& hook)
-{
-    std::string name = hook.filename().string();
-    if (name.ends_with(".legacy") || name.ends_with(".old"))
-        return {};
-    return {hook.string() + ".old", hook.string() + ".legacy"};
-}
 
 // A relative core.hooksPath lies inside the worktree: keep what we add out of
 // `git status`, or every tree would look dirty to git and to the guard itself.
@@ -257,8 +168,8 @@ void check_hook(const std::string& git, const fs::path& dir, const std::string& 
     fs::path chained = dir / (name + k_chained_suffix);
     if (name != "reference-transaction" || !hook_is_front_end())
         hook_stub(name); // the template and the front end are there
-    else if (::access(front_end(k_front).c_str(), X_OK) != 0)
-        throw Error("the hook front end " + front_end(k_front).string() +
+    else if (::access(front_end(k_hook_front).c_str(), X_OK) != 0)
+        throw Error("the hook front end " + front_end(k_hook_front).string() +
                     " is missing; reinstall git-guard");
     if (is_guard_hook(hook, name) || !exists_at_all(hook) || rewritten(hook, chained))
         return;

@@ -26,6 +26,13 @@ struct HooksLocation {
 // Resolves the hooks directories of `repo` with the real git at `git`.
 HooksLocation locate_hooks(const std::string& git, git_repository* repo);
 
+// The front end's name, and the sidecar naming the full binary beside a copy of it (C5).
+inline constexpr const char* k_hook_front = "git-guard-hook";
+inline constexpr const char* k_hook_sidecar = "git-guard.path";
+
+// The hook's name for a file that may carry a manager's suffix (`post-checkout.legacy`).
+std::string base_hook_name(const std::filesystem::path& file);
+
 // The marker line that tells our hook stubs from anyone else's.
 std::string hook_marker(const std::string& hook_name);
 

@@ -128,9 +128,15 @@ std::string install_fix(const std::string& name)
 }
 
 // lefthook runs the hook: each tree it runs in must have our job in its local config.
-Check lefthook_check(const fs::path& hook, const std::vector<fs::path>& roots)
+Check lefthook_check(const fs::path& hook, const std::vector<fs::path>& roots,
+                     const fs::path& common)
 {
-    for (const auto& root : roots)
+    for (const auto& root : roots) {
+        if (has_lefthook_job(root) && !has_current_lefthook_job(root, common))
+            return failed("hook",
+                          "git-guard's job in " + lefthook_local(root).string() +
+                              " runs another installation's front end",
+                          "run 'git guard install'");
         if (!has_lefthook_job(root))
             return failed("hook",
                           "lefthook runs " + hook.string() + ", and " +
@@ -138,6 +144,7 @@ Check lefthook_check(const fs::path& hook, const std::vector<fs::path>& roots)
                               " has no git-guard job: branch deletions in " + root.string() +
                               " are not guarded",
                           "run 'git guard install' (it adds the job to lefthook's local config)");
+    }
     return passed("hook", "lefthook runs " + hook.string() +
                               ", with git-guard's job in every worktree's " +
                               lefthook_local(roots.empty() ? fs::path() : roots[0]).filename().string());
@@ -145,11 +152,12 @@ Check lefthook_check(const fs::path& hook, const std::vector<fs::path>& roots)
 
 // One hook in one hooks directory: present, executable, ours, current, chain runnable.
 // pre-commit's hook runs ours as `<name>.legacy`; lefthook's runs our job.
-Check hook_check(const fs::path& dir, const std::string& name, const std::vector<fs::path>& roots)
+Check hook_check(const fs::path& dir, const std::string& name, const std::vector<fs::path>& roots,
+                 const fs::path& common)
 {
     std::string id = name == "post-checkout" ? "lock_hook" : "hook";
     if (name == "reference-transaction" && is_lefthook_hook(dir / name))
-        return lefthook_check(dir / name, roots);
+        return lefthook_check(dir / name, roots, common);
     fs::path hook = hook_slot(dir, name);
     fs::path chained = dir / (name + ".guard-chained");
     std::string runner = hook.filename() == name ? "" : " (pre-commit's " + name + " hook runs it)";
@@ -182,6 +190,7 @@ Check hook_check(const fs::path& dir, const std::string& name, const std::vector
 void hook_checks(std::vector<Check>& checks, const std::string& git, git_repository* repo)
 {
     auto hooks = locate_hooks(git, repo);
+    fs::path common = common_dir(repo);
     std::string where = "core.hooksPath=" + hooks.value + " comes from " + hooks.scope +
                         " config (" + hooks.origin + ")";
     bool shared = hooks.scope == "global" || hooks.scope == "system";
@@ -208,9 +217,9 @@ void hook_checks(std::vector<Check>& checks, const std::string& git, git_reposit
             roots.push_back(tree.path);
     for (size_t i = 0; i < hooks.dirs.size(); ++i) {
         auto trees = hooks.roots[i].empty() ? roots : std::vector<fs::path>{hooks.roots[i]};
-        checks.push_back(hook_check(hooks.dirs[i], "reference-transaction", trees));
+        checks.push_back(hook_check(hooks.dirs[i], "reference-transaction", trees, common));
         if (lock)
-            checks.push_back(hook_check(hooks.dirs[i], "post-checkout", trees));
+            checks.push_back(hook_check(hooks.dirs[i], "post-checkout", trees, common));
     }
 }
 

@@ -14,6 +14,7 @@ namespace {
 
 // The first line of our block; uninstall and doctor find the block by it.
 constexpr const char* k_job_marker = "# git-guard reference-transaction job";
+constexpr int k_job_lines = 6; // the marker, the hook, jobs:, name, run, use_stdin
 
 bool holds(const fs::path& file, const std::string& text)
 {
@@ -79,6 +80,20 @@ std::string with_separator(std::string text)
     return text.empty() ? text : text + "\n";
 }
 
+// Where our block is in `text`: from its marker line through its last line, whatever
+// front-end path it names (an older installation's included). npos when it is not there.
+std::pair<size_t, size_t> find_job(const std::string& text)
+{
+    size_t at = text.find(k_job_marker);
+    if (at == std::string::npos || (at > 0 && text[at - 1] != '\n'))
+        return {std::string::npos, 0};
+    size_t end = at;
+    for (int line = 0; line < k_job_lines && end != std::string::npos; ++line)
+        end = text.find('\n', end) == std::string::npos ? std::string::npos
+                                                         : text.find('\n', end) + 1;
+    return {at, end == std::string::npos ? text.size() - at : end - at};
+}
+
 } // namespace
 
 bool is_lefthook_hook(const fs::path& hook)
@@ -107,6 +122,13 @@ bool has_lefthook_job(const fs::path& root)
     return holds(lefthook_local(root), k_job_marker);
 }
 
+bool has_current_lefthook_job(const fs::path& root, const fs::path& common)
+{
+    std::string text = read_bytes(lefthook_local(root)).value_or("");
+    auto [at, size] = find_job(text);
+    return at != std::string::npos && text.compare(at, size, job_block(common)) == 0;
+}
+
 void check_lefthook_job(const fs::path& root)
 {
     fs::path local = lefthook_local(root);
@@ -130,12 +152,19 @@ void check_lefthook_job(const fs::path& root)
 void add_lefthook_job(Installation& ctx, const fs::path& root)
 {
     fs::path local = lefthook_local(root);
-    if (has_lefthook_job(root))
-        return ctx.say("lefthook already runs git-guard's job from " + local.string(), false);
+    std::string block = job_block(ctx.common);
+    if (has_lefthook_job(root)) {
+        std::string text = read_bytes(local).value_or("");
+        auto [at, size] = find_job(text);
+        if (at == std::string::npos || text.compare(at, size, block) == 0)
+            return ctx.say("lefthook already runs git-guard's job from " + local.string(), false);
+        write_bytes(local, text.replace(at, size, block));
+        return ctx.say("updated git-guard's job in " + local.string() + " (it ran another installation)");
+    }
     auto before = read_bytes(local);
     if (!ctx.manifest.find("lefthook", local.string()))
         ctx.record({"lefthook", local.string(), before ? "present" : "absent", before.value_or("")});
-    write_bytes(local, with_separator(before.value_or("")) + job_block(ctx.common));
+    write_bytes(local, with_separator(before.value_or("")) + block);
     keep_out_of_status(ctx, root, local);
     ctx.say("added git-guard's reference-transaction job to " + local.string() +
             " (lefthook runs the hooks here, and keeps its config across 'lefthook install')");
@@ -154,12 +183,12 @@ void undo_lefthook(Installation& ctx, const Record& record)
         record[2] == "absent" ? void(fs::remove(local)) : write_bytes(local, before);
         return ctx.say((record[2] == "absent" ? "removed " : "restored ") + local.string());
     }
-    auto at = now->find(block);
+    auto [at, size] = find_job(*now);
     if (at == std::string::npos)
         return ctx.say("left " + local.string() +
                            " alone: git-guard's job there was edited; remove it yourself",
                        false);
-    write_bytes(local, now->substr(0, at) + now->substr(at + block.size()));
+    write_bytes(local, now->substr(0, at) + now->substr(at + size));
     ctx.say("removed git-guard's job from " + local.string() + " (edited since install)");
 }
 

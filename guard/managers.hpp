@@ -29,6 +29,9 @@ std::filesystem::path lefthook_local(const std::filesystem::path& root);
 // Whether `root`'s local lefthook config holds git-guard's job.
 bool has_lefthook_job(const std::filesystem::path& root);
 
+// Whether that job runs this installation's front end for the repository at `common`.
+bool has_current_lefthook_job(const std::filesystem::path& root, const std::filesystem::path& common);
+
 // Throws Error, before anything is written, when the job cannot be added to `root`'s local
 // config (it is not YAML, or it has its own reference-transaction section).
 void check_lefthook_job(const std::filesystem::path& root);

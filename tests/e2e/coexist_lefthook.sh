@@ -88,8 +88,20 @@ assert_contains "$(cat "$repo/.git/hooks/reference-transaction")" LEFTHOOK "left
 tip=$(unpublished_branch "$repo" four)
 git -C "$repo" branch -D four >/dev/null 2>&1
 assert_saved "$repo" "$tip" "after lefthook moved our hook to .old, branch -D lost the unpublished commit"
+run_cmd "$GUARD" -C "$repo" install --shim-dir "$TEST_ROOT/shim"
+assert_eq 0 "$RC" "doctor's fix, git guard install again, succeeds: $ERR"
 lefthook_in "$repo" install
-assert_eq 0 "$?" "a second lefthook install does not fail with 'file already exists'"
+assert_eq 0 "$?" "the next lefthook install does not fail with 'file already exists'"
+tip=$(unpublished_branch "$repo" five)
+git -C "$repo" branch -D five >/dev/null 2>&1
+assert_saved "$repo" "$tip" "after doctor's fix and lefthook install, branch -D lost the unpublished commit"
+
+section "a job that runs another installation's front end is updated"
+sed -i "s|'[^']*git-guard-hook'|'/old/libexec/git-guard/git-guard-hook'|" "$repo/lefthook-local.yml"
+assert_contains "$(cd "$repo" && doctor_failures)" "hook" "doctor names a job that runs another front end"
+run_cmd "$GUARD" -C "$repo" install --shim-dir "$TEST_ROOT/shim"
+assert_contains "$OUT" "updated git-guard's job" "install updates the job"
+assert_not_contains "$(cat "$repo/lefthook-local.yml")" "/old/libexec" "the old front end is gone from the job"
 run_cmd "$GUARD" -C "$repo" uninstall
 assert_not_contains "$OUT" "alone" "uninstall leaves nothing of ours alone"
 assert_no_file "$repo/.git/hooks/reference-transaction.old" "uninstall removes our hook that lefthook renamed to .old"

@@ -4,6 +4,7 @@
 # added later has no .husky/_/ at all (it is ignored, so not checked out).
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/install_fixtures.bash"
+in_sandbox
 
 husky=$(need_tool husky) || exit 0
 case "$husky" in SKIP:*) echo "$husky"; exit 0 ;; esac

@@ -4,6 +4,7 @@
 # local config instead, which every `lefthook install` keeps (docs/decisions.md).
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/install_fixtures.bash"
+in_sandbox
 
 lefthook=$(need_tool lefthook) || exit 0
 case "$lefthook" in SKIP:*) echo "$lefthook"; exit 0 ;; esac

@@ -5,6 +5,7 @@
 # .guard-chained behind.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/install_fixtures.bash"
+in_sandbox
 
 precommit=$(need_tool pre-commit) || exit 0
 case "$precommit" in SKIP:*) echo "$precommit"; exit 0 ;; esac

@@ -196,6 +196,14 @@ doctor_failures() {
 # into GUARD_TOOLS_DIR (default build/tools) and pre-commit from Debian.
 TOOLS_DIR=${GUARD_TOOLS_DIR:-$GUARD_BIN_DIR/../tools}
 
+# in_sandbox: the suite runs inside TEST_ROOT, and no git command it starts, nor one a hook
+# manager starts from a hook, can find a repository above it (lefthook's `run` installs
+# hooks into whatever repository it finds).
+in_sandbox() {
+    cd "$TEST_ROOT" || exit 2
+    export GIT_CEILING_DIRECTORIES=$TEST_ROOT
+}
+
 # need_tool NAME: NAME's executable (npm cache or PATH), or the suite skips, saying why.
 need_tool() {
     local exe=$TOOLS_DIR/$1/node_modules/.bin/$1

@@ -42,8 +42,10 @@ hash -r
 run_cmd git -C "$repo" guard doctor
 assert_contains "$OUT" "ok    hook: $hook is git-guard's, and runs the previous hook" \
     "doctor accepts the link as git-guard's current hook"
-assert_contains "$OUT" "real_git: git 2." "doctor finds a real git"
-assert_not_contains "$OUT" "real_git: git 2.39 at $TEST_ROOT/shim" "and not the shim in libexec/git-guard/"
+run_cmd "$guard" -C "$repo" doctor
+assert_contains "$OUT" "real_git: git 2." "git-guard run directly finds a real git"
+assert_not_contains "$OUT" "at $TEST_ROOT/shim/git" \
+    "and not the shim, whose target is in libexec/git-guard/, not next to git-guard"
 run_cmd git -C "$repo" worktree list
 assert_eq 0 "$RC" "the shim in libexec/git-guard/ finds the real git (no loop): $ERR"
 shim_off

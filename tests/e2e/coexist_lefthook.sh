@@ -108,4 +108,28 @@ assert_not_contains "$OUT" "alone" "uninstall leaves nothing of ours alone"
 assert_no_file "$repo/.git/hooks/reference-transaction.old" "uninstall removes our hook that lefthook renamed to .old"
 assert_nothing_of_ours "$repo/.git/hooks"
 
+section "a lefthook.yml without a reference-transaction job"
+repo=$TEST_ROOT/pre-commit-only
+new_repo "$repo"
+printf '%s\n' 'pre-commit:' '  jobs:' '    - run: echo "lefthook pre-commit" >>"$HOME/job.log"' >"$repo/lefthook.yml"
+git_real -C "$repo" add lefthook.yml
+git_real -C "$repo" commit -q -m lefthook
+lefthook_in "$repo" install
+"$GUARD" -C "$repo" install --shim-dir "$TEST_ROOT/shim" >/dev/null
+tip=$(unpublished_branch "$repo" six)
+git -C "$repo" branch -D six >/dev/null 2>&1
+assert_saved "$repo" "$tip" "branch -D with our own hook in place lost the unpublished commit"
+# Our job makes lefthook take the hook over on its next install: the job still guards.
+lefthook_in "$repo" install
+tip=$(unpublished_branch "$repo" seven)
+git -C "$repo" branch -D seven >/dev/null 2>&1
+assert_saved "$repo" "$tip" "after lefthook took the hook over, branch -D lost the unpublished commit"
+: >"$HOME/job.log"
+commit_file "$repo" c.txt "c" >/dev/null 2>&1
+assert_contains "$(cat "$HOME/job.log")" "lefthook pre-commit" "lefthook's pre-commit job still runs"
+run_cmd "$GUARD" -C "$repo" uninstall
+assert_not_contains "$OUT" "alone" "uninstall leaves nothing of ours alone"
+assert_nothing_of_ours "$repo/.git/hooks"
+assert_no_file "$repo/lefthook-local.yml" "no lefthook-local.yml is left"
+
 finish

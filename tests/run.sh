@@ -22,7 +22,10 @@ install_hook_managers() {
     command -v npm >/dev/null || return 0
     for tool in lefthook husky; do
         [ -d "$GUARD_TOOLS_DIR/$tool/node_modules/$tool" ] && continue
-        npm install --silent --no-fund --no-audit --prefix "$GUARD_TOOLS_DIR/$tool" "$tool" >/dev/null 2>&1 ||
+        # --ignore-scripts: lefthook's postinstall runs `lefthook install` in the directory
+        # npm was started from, which is this checkout.
+        npm install --silent --ignore-scripts --no-fund --no-audit --prefix "$GUARD_TOOLS_DIR/$tool" \
+            "$tool" >/dev/null 2>&1 ||
             echo "git-guard: could not install $tool from npm: its coexistence suite skips"
     done
 }

@@ -169,11 +169,18 @@ bool left_to_lefthook(const fs::path& dir, const std::string& name)
     return name == "reference-transaction" && is_lefthook_hook(dir / name);
 }
 
+// Whether `root` is `tree`, however each is spelled (git registers the path it was given).
+bool same_tree(const fs::path& root, const fs::path& tree)
+{
+    std::error_code ec;
+    return !root.empty() && (root == tree || fs::equivalent(root, tree, ec));
+}
+
 void place_hooks(Installation& ctx, const HooksLocation& hooks, const std::vector<std::string>& names,
                  const fs::path& only_root = {})
 {
     for (size_t i = 0; i < hooks.dirs.size(); ++i) {
-        if (!only_root.empty() && hooks.roots[i] != only_root)
+        if (!only_root.empty() && !same_tree(hooks.roots[i], only_root))
             continue;
         for (const auto& name : names) {
             if (!left_to_lefthook(hooks.dirs[i], name))
@@ -282,7 +289,7 @@ void guard_new_worktree(const fs::path& tree)
         // Only a relative core.hooksPath (husky's .husky/_) gives the new tree hooks of its own.
         for (size_t i = 0; i < hooks.dirs.size(); ++i)
             for (const auto& name : names)
-                if (hooks.roots[i] == root && !left_to_lefthook(hooks.dirs[i], name))
+                if (same_tree(hooks.roots[i], root) && !left_to_lefthook(hooks.dirs[i], name))
                     check_hook(ctx.git, hooks.dirs[i], name, hooks.roots[i]);
         if (ctx.manifest.find("lefthook"))
             check_lefthook_job(root);
@@ -290,7 +297,7 @@ void guard_new_worktree(const fs::path& tree)
         if (ctx.manifest.find("lefthook"))
             add_lefthook_job(ctx, root);
         for (const auto& other : list_worktrees(ctx.repo.get()))
-            if (lock && !other.is_main && !other.locked && fs::equivalent(other.path, root))
+            if (lock && !other.is_main && !other.locked && same_tree(other.path, root))
                 git_checked(ctx, {"worktree", "lock", "--reason", k_lock_reason, root.string()});
     } catch (const std::exception& e) {
         std::fprintf(stderr,

@@ -13,12 +13,11 @@ guard_install_packages libboost-test-dev python3 jq xxd e2fsprogs util-linux
 # saying why, when its tool could not be installed.
 export GUARD_TOOLS_DIR=${GUARD_TOOLS_DIR:-$build/tools}
 install_hook_managers() {
-    local missing=() tool
-    for tool in pre-commit npm; do
-        command -v "$tool" >/dev/null || missing+=("$tool")
+    local tool
+    for tool in pre-commit npm; do # one at a time: one that cannot be installed spoils no other
+        command -v "$tool" >/dev/null || guard_apt "$tool" >/dev/null 2>&1 ||
+            echo "git-guard: could not install $tool: the coexistence suites that need it skip"
     done
-    [ ${#missing[@]} -eq 0 ] || guard_apt "${missing[@]}" >/dev/null 2>&1 ||
-        echo "git-guard: could not install ${missing[*]}: the coexistence suites that need them skip"
     command -v npm >/dev/null || return 0
     for tool in lefthook husky; do
         [ -d "$GUARD_TOOLS_DIR/$tool/node_modules/$tool" ] && continue

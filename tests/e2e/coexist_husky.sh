@@ -6,8 +6,7 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/install_fixtures.bash"
 in_sandbox
 
-husky=$(need_tool husky) || exit 0
-case "$husky" in SKIP:*) echo "$husky"; exit 0 ;; esac
+husky=$(tool_path husky) || skip_tool husky
 
 husky_in() { (cd "$1" && "$husky") >/dev/null 2>&1; }
 

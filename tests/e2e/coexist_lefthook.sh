@@ -6,8 +6,7 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/install_fixtures.bash"
 in_sandbox
 
-lefthook=$(need_tool lefthook) || exit 0
-case "$lefthook" in SKIP:*) echo "$lefthook"; exit 0 ;; esac
+lefthook=$(tool_path lefthook) || skip_tool lefthook
 export PATH=${lefthook%/*}:$PATH BASE_PATH=${lefthook%/*}:$BASE_PATH
 export NO_COLOR=1
 

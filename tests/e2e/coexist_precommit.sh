@@ -7,8 +7,7 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/install_fixtures.bash"
 in_sandbox
 
-precommit=$(need_tool pre-commit) || exit 0
-case "$precommit" in SKIP:*) echo "$precommit"; exit 0 ;; esac
+precommit=$(tool_path pre-commit) || skip_tool pre-commit
 
 # precommit_repo DIR: a repository with a local pre-commit hook for commits and checkouts
 # (language: system, so nothing is downloaded), which logs to $HOME/pc.log.

@@ -204,14 +204,17 @@ in_sandbox() {
     export GIT_CEILING_DIRECTORIES=$TEST_ROOT
 }
 
-# need_tool NAME: NAME's executable (npm cache or PATH), or the suite skips, saying why.
-need_tool() {
+# tool_path NAME: NAME's executable (the npm cache, else PATH); fails when there is none.
+tool_path() {
     local exe=$TOOLS_DIR/$1/node_modules/.bin/$1
-    [ -x "$exe" ] || exe=$(command -v "$1" 2>/dev/null) || {
-        echo "SKIP: $1 is not installed (tests/run.sh installs it: npm or apt could not)"
-        finish
-    }
+    [ -x "$exe" ] || exe=$(command -v "$1" 2>/dev/null) || return 1
     echo "$exe"
+}
+
+# skip_tool NAME: the suite ends here, passing, and says why.
+skip_tool() {
+    echo "SKIP: $1 is not installed (tests/run.sh installs it; npm or apt could not)"
+    finish
 }
 
 # unpublished_branch REPO NAME: branch NAME with one commit no other ref holds; prints its tip.

@@ -46,6 +46,13 @@ bool config_true(const GitCall& call, const std::string& key)
     return r.status == 0 && r.out == "true\n";
 }
 
+std::chrono::seconds lock_timeout(const GitCall& call)
+{
+    auto r = ask_git(call, {"config", "--int", "guard.lockTimeout"});
+    long seconds = r.status == 0 ? std::strtol(r.out.c_str(), nullptr, 10) : 60;
+    return std::chrono::seconds(seconds >= 0 ? seconds : 60);
+}
+
 void report_saved(const Saved& s, const std::string& what)
 {
     std::fprintf(stderr, "git-guard: %s %s to %s (git show --stat %s)\n",
@@ -104,6 +111,13 @@ int guard_remove(const GitCall& call)
     auto tree = arg.empty() ? std::nullopt : find_listed(call, arg);
     if (!tree || tree->is_main)
         exec_git(call); // git refuses or reports it itself
+    // Held across the exec below (the descriptor survives it): racers removing this
+    // tree wait until git has removed it, then find it gone. Only this tree's lock.
+    PathLock removing(common_git_dir(call), "worktree remove " + absolute_path(tree->path).string(),
+                      lock_timeout(call));
+    tree = find_listed(call, arg);
+    if (!tree)
+        exec_git(call); // another process removed it while we waited
     if (tree->prunable || !fs::exists(tree->path)) {
         if (int rc = save_admin(call, *tree, "worktree remove"))
             return rc;

@@ -48,7 +48,7 @@ static const char* state_dir(void)
         return dir;
     char self[k_path_max];
     if (self_dir(self, sizeof self) == 0 && join_path(dir, sizeof dir, self, "exec-path") == 0 &&
-        make_dir(dir) == 0 && access(dir, W_OK) == 0)
+        (access(dir, W_OK) == 0 || (make_dir(dir) == 0 && access(dir, W_OK) == 0)))
         return dir;
     const char* cache = getenv("XDG_CACHE_HOME");
     const char* home = getenv("HOME");

@@ -237,6 +237,7 @@ static int expand_one(struct Call* call, char* aliases, size_t size)
     memmove(call->words + (count - at), call->words + 1, (size_t)rest * sizeof *call->words);
     memcpy(call->words, words + at, (size_t)(count - at) * sizeof *words);
     call->nwords = count - at + rest;
+    call->expanded = 1;
     return 1;
 }
 
@@ -267,7 +268,7 @@ static int expand_aliases(struct Call* call, const char* real_git, const char* e
 int parse_call(int argc, char* argv[], const char* real_git, const char* exec_path,
                struct Call* call)
 {
-    call->nglobals = call->nwords = call->shell_alias = 0;
+    call->nglobals = call->nwords = call->shell_alias = call->expanded = 0;
     call->stop = -1;
     if (!getcwd(call->cwd, sizeof call->cwd))
         return -1;

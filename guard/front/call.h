@@ -15,6 +15,7 @@ struct Call {
     int nwords;
     int stop;                   // enum GitOptionKind that ended parsing, or -1: a subcommand
     int shell_alias;            // the subcommand is a shell alias (`!…`): git runs a shell
+    int expanded;               // an alias was expanded: git re-runs `git <words>` as a child
 };
 
 // Parses `argv` as git would run it, expanding aliases by asking `real_git` (only for

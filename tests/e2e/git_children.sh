@@ -123,7 +123,12 @@ printf '#!/bin/sh\ngit reset -q --hard\n' >"$REPO/.git/hooks/post-checkout"
 chmod +x "$REPO/.git/hooks/post-checkout"
 assert_eq "reset -q --hard" "$(calls_of git checkout -q -b hooked2)" \
     "a post-checkout hook's 'git reset --hard' reaches the full binary"
+printf '#!/bin/sh\nexec git reset -q --hard\n' >"$REPO/.git/hooks/post-checkout"
+assert_eq "reset -q --hard" "$(calls_of git checkout -q -b hooked3)" \
+    "a hook that execs 'git reset --hard' in its own place (its parent is then git) still reaches the full binary"
 rm "$REPO/.git/hooks/post-checkout"
+assert_contains "$(calls_of git gc -q)" "worktree prune --expire" \
+    "git gc's own 'worktree prune' reaches the full binary (gc prunes trees too)"
 git config alias.hard '!git reset -q --hard'
 assert_eq "reset -q --hard" "$(calls_of git hard)" "a shell alias's 'git reset --hard' reaches the full binary"
 assert_eq "reset -q --hard" "$(calls_of git rebase -q -x 'git reset -q --hard' HEAD~1)" \

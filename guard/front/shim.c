@@ -132,14 +132,65 @@ static char* number(int n)
     return strdup(text);
 }
 
+// The directory of the `git` the caller ran: argv[0]'s, or the first PATH entry whose
+// `git` is this very file (a copy of the shim has no link to follow).
+static int invoked_dir(const char* argv0, char* dir, size_t size)
+{
+    struct stat self, st;
+    const char* slash = strrchr(argv0, '/');
+    if (slash)
+        return snprintf(dir, size, "%.*s", (int)(slash - argv0), argv0) < (int)size ? 0 : -1;
+    if (stat("/proc/self/exe", &self) != 0)
+        return -1;
+    const char* cursor = getenv("PATH");
+    while (next_in_path(&cursor, argv0, dir, size))
+        if (dir[0] && stat(dir, &st) == 0 && same_file(&st, &self)) {
+            *strrchr(dir, '/') = '\0';
+            return 0;
+        }
+    return -1;
+}
+
+// C5: git-guard next to the resolved shim, then ../../bin/git-guard from there (the
+// installed libexec layout), then the path in `git-guard.path` beside the invoked `git`.
+static int find_full(const char* argv0, char* full, size_t size)
+{
+    char dir[k_path_max], sidecar[k_path_max];
+    if (self_dir(dir, sizeof dir) == 0) {
+        if (join_path(full, size, dir, "git-guard") == 0 && access(full, X_OK) == 0)
+            return 0;
+        if (join_path(full, size, dir, "../../bin/git-guard") == 0 && access(full, X_OK) == 0)
+            return 0;
+    }
+    FILE* file = invoked_dir(argv0, dir, sizeof dir) == 0 &&
+                         join_path(sidecar, sizeof sidecar, dir, "git-guard.path") == 0
+                     ? fopen(sidecar, "re")
+                     : NULL;
+    if (file) {
+        int got = fgets(full, (int)size, file) != NULL;
+        fclose(file);
+        full[got ? strcspn(full, "\n") : 0] = '\0';
+        if (got && full[0] == '/' && access(full, X_OK) == 0)
+            return 0;
+    }
+    // Named in the refusal: where a full binary was looked for first.
+    if (self_dir(dir, sizeof dir) != 0 || join_path(full, size, dir, "git-guard") != 0)
+        snprintf(full, size, "git-guard");
+    return -1;
+}
+
 // The handoff (docs/decisions.md, "The shim"): the full binary runs as
 //   git --guard-call=1 <real git> <cwd> <G> <globals…> <W> <words…> -- <the caller's argv[1..]>
 // argv[0] "git" selects the shim mode; the full binary takes the parse as it is.
 static int forward(int argc, char** argv, const struct Call* call)
 {
     char dir[k_path_max], full[k_path_max], real[k_path_max];
-    if (self_dir(dir, sizeof dir) != 0 || join_path(full, sizeof full, dir, "git-guard") != 0) {
-        fprintf(stderr, "git-guard: cannot find the shim's own directory: %s\n", strerror(errno));
+    if (find_full(argv[0], full, sizeof full) != 0) {
+        fprintf(stderr,
+                "git-guard: cannot find git-guard (looked for %s, ../../bin/git-guard and "
+                "git-guard.path)\ngit-guard: the %s command was not run; reinstall git-guard "
+                "to guard it\n",
+                full, call->words[0]);
         return 128;
     }
     if (s_real_git[0] == '/' || !getcwd(dir, sizeof dir) ||

@@ -198,6 +198,23 @@ assert_eq "argv1=--guard-call=1" "$(head -1 "$FAKE/parse")" \
     "the full binary is started with the handoff 'git --guard-call=1 ...'"
 calls_of "$FAKE" >/dev/null
 
+section "the installed layouts (C5): libexec/git-guard/ and a copy with git-guard.path"
+PREFIX=$TEST_ROOT/prefix
+make_fake_install "$PREFIX/bin"
+mkdir -p "$PREFIX/libexec/git-guard" "$TEST_ROOT/path-dir"
+cp "$SHIM" "$PREFIX/libexec/git-guard/git-guard-shim"
+ln -s "$PREFIX/libexec/git-guard/git-guard-shim" "$TEST_ROOT/path-dir/git"
+cd "$TEST_ROOT/repo" || exit 1
+PATH=$TEST_ROOT/path-dir:$BASE_PATH run_cmd git worktree prune
+assert_eq "0 worktree
+prune" "$RC $(calls_of "$PREFIX/bin" | head -2)" "libexec layout: ../../bin/git-guard gets the call"
+mkdir -p "$TEST_ROOT/copy-dir"
+cp "$SHIM" "$TEST_ROOT/copy-dir/git"
+printf '%s\n' "$PREFIX/bin/git-guard" >"$TEST_ROOT/copy-dir/git-guard.path"
+PATH=$TEST_ROOT/copy-dir:$BASE_PATH run_cmd git worktree prune
+assert_eq "0 worktree
+prune" "$RC $(calls_of "$PREFIX/bin" | head -2)" "a copy of the shim: git-guard.path names the full binary"
+
 section "a missing full binary blocks only what it guards"
 LONE=$TEST_ROOT/lone
 mkdir -p "$LONE"

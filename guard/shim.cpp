@@ -104,6 +104,33 @@ int save_admin(const GitCall& call, const ListedTree& tree, const std::string& r
     return 0; // git no longer lists it either: nothing left to destroy
 }
 
+// Saves what removing or pruning `tree` destroys (DESIGN §4.1). A tree whose directory
+// is gone goes to the engine first (it looks for a moved-aside directory), then, when the
+// engine cannot open it, to its admin entry's commits.
+int save_listed(const GitCall& call, const ListedTree& tree, const std::string& reason)
+{
+    bool gone = tree.prunable || !fs::exists(tree.path);
+    SaveResult r;
+    try {
+        r = save_path(call.cwd, tree.path, {.reason = reason});
+    } catch (const Error& e) {
+        if (gone)
+            return save_admin(call, tree, reason);
+        // Another remover may have taken this tree meanwhile: only this tree counts.
+        bool listed = false;
+        for (const auto& t : list_trees(call))
+            listed = listed || absolute_path(t.path) == absolute_path(tree.path);
+        if (!listed)
+            return 0;
+        throw;
+    }
+    if (!r.refused.empty())
+        return refuse(r.work, r.work.reason);
+    if (r.saved)
+        report_saved(*r.saved, tree.path.string());
+    return 0;
+}
+
 // `git worktree remove`, at any force level (DESIGN §0.2): save, then let git decide.
 int guard_remove(const GitCall& call)
 {
@@ -118,24 +145,8 @@ int guard_remove(const GitCall& call)
     tree = find_listed(call, arg);
     if (!tree)
         exec_git(call); // another process removed it while we waited
-    if (tree->prunable || !fs::exists(tree->path)) {
-        if (int rc = save_admin(call, *tree, "worktree remove"))
-            return rc;
-    } else {
-        SaveResult r;
-        try {
-            r = save_path(call.cwd, tree->path, {.reason = "worktree remove"});
-        } catch (const Error& e) {
-            // Another remover may have taken this tree meanwhile: only this tree counts.
-            if (!find_listed(call, arg))
-                exec_git(call);
-            throw;
-        }
-        if (!r.refused.empty())
-            return refuse(r.work, r.work.reason);
-        if (r.saved)
-            report_saved(*r.saved, tree->path.string());
-    }
+    if (int rc = save_listed(call, *tree, "worktree remove"))
+        return rc;
     if (tree->locked && tree->lock_reason == "git-guard" && config_true(call, "guard.lockWorktrees"))
         ask_git(call, {"worktree", "unlock", tree->path.string()});
     // Point of no return: the work is on a verified branch; git removes the tree.
@@ -149,7 +160,7 @@ int guard_prune(const GitCall& call)
         if (call.words[i] == "-n" || call.words[i] == "--dry-run")
             exec_git(call);
     for (const auto& tree : prune_candidates(call))
-        if (int rc = save_admin(call, tree, "worktree prune"))
+        if (int rc = save_listed(call, tree, "worktree prune"))
             return rc;
     exec_git(call);
 }

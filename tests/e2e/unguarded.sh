@@ -5,8 +5,9 @@
 # clean -fdx, switch -f, stash drop/clear) behaves byte for byte as git alone: stdout,
 # stderr, exit codes and the resulting state, compared against the same session run
 # without the shim on an identical copy. The repositories are the ones libgit2 1.5
-# cannot open: SHA-256, foreign-owned (safe.directory=*), and, with git >= 2.48,
-# extensions.relativeWorktrees (worktree add --relative-paths).
+# cannot open: SHA-256, foreign-owned (with and without safe.directory=*), and, with
+# git >= 2.48 at /opt/git-2.55, extensions.relativeWorktrees (worktree add
+# --relative-paths) and reftable refs.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 GIT55=/opt/git-2.55/bin/git
@@ -18,6 +19,7 @@ build_repo() {
     mkdir -p "$dir"
     case $kind in
     sha256) git init -q --object-format=sha256 "$dir/repo" ;;
+    reftable) git init -q --ref-format=reftable "$dir/repo" ;;
     *) git init -q "$dir/repo" ;;
     esac
     printf 'a\n' >"$dir/repo/a.txt"
@@ -102,6 +104,21 @@ compare() {
 SHIM=$(make_shim_dir)
 compare plain
 compare sha256
+section "foreign-owned without safe.directory: git's own refusal, byte for byte"
+build_repo plain "$TEST_ROOT/f"
+chown -R 65534:65534 "$TEST_ROOT/f/repo"
+for args in "worktree add ../x" "worktree remove --force ../x" "worktree prune" "reset --hard" "status"; do
+    # shellcheck disable=SC2086
+    (cd "$TEST_ROOT/f/repo" && "$REAL_GIT" $args) >"$TEST_ROOT/f.plain" 2>&1
+    plain_rc=$?
+    shim_on "$SHIM"
+    # shellcheck disable=SC2086
+    (cd "$TEST_ROOT/f/repo" && git $args) >"$TEST_ROOT/f.shim" 2>&1
+    shim_rc=$?
+    shim_off
+    assert_eq "$plain_rc $(cat "$TEST_ROOT/f.plain")" "$shim_rc $(cat "$TEST_ROOT/f.shim")" \
+        "foreign-owned, no safe.directory: 'git $args' is git's own"
+done
 cat >>"$HOME/.gitconfig" <<'CONFIG_EOF'
 [safe]
 	directory = *
@@ -113,6 +130,7 @@ if [ -x "$GIT55" ]; then
     grep -qi 'relativeworktrees = true' "$TEST_ROOT/s/repo/.git/config" &&
         pass "relative: extensions.relativeWorktrees is on" ||
         fail "relative: the session did not set extensions.relativeWorktrees"
+    compare reftable
 else
     section "no git >= 2.48 at $GIT55: relative worktrees not tried"
 fi

@@ -25,10 +25,14 @@ bool same_file(const fs::path& a, const fs::path& b)
 
 bool exec_path_intact(std::string& why)
 {
-    fs::path shim = fs::path(self_path()).parent_path() / "git-guard-shim";
+    // Next to git-guard in the build tree, <prefix>/libexec/git-guard/ when installed (C5).
+    fs::path bin = fs::path(self_path()).parent_path();
+    fs::path shim = bin / "git-guard-shim";
     std::error_code ec;
+    if (!fs::exists(shim, ec))
+        shim = bin.parent_path() / "libexec" / "git-guard" / "git-guard-shim";
     if (!fs::exists(shim, ec)) {
-        why = "the shim " + shim.string() + " is missing";
+        why = "the shim is missing (looked next to git-guard and in ../libexec/git-guard/)";
         return false;
     }
     // An empty GIT_EXEC_PATH is "unset" to git and to the front end: git's own default.

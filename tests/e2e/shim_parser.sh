@@ -169,6 +169,27 @@ y" "$(mkdir -p sub && handoff_of -C sub rmwt x y)" \
 assert_eq "" "$(handoff_of --exec-path worktree remove x)" "--exec-path (a query) runs no subcommand"
 assert_eq "" "$(handoff_of --list-cmds=main worktree remove x)" "--list-cmds= (a query) runs no subcommand"
 assert_eq "" "$(handoff_of --frobnicate worktree remove x)" "an unknown option: git's usage, nothing forwarded"
+
+section "which calls reach the full binary (the in-place destroyers), which stay on the fast path"
+forwarded() { [ -n "$(handoff_of "$@")" ]; }
+for args in "reset --hard" "reset --har" "reset -q --merge HEAD" "reset --keep HEAD" \
+    "checkout -- a.txt" "checkout ." "checkout a.txt" "checkout -f main" "checkout -qf main" \
+    "checkout main a.txt" "checkout --forc main" "checkout -p" "switch -f main" \
+    "switch --discard-changes main" "switch --disc main" "restore a.txt" "restore -SW a.txt" \
+    "restore --source=HEAD -- a.txt" "clean -fd" "clean -xdf" "clean" "clean --force -X" \
+    "stash drop" "stash drop -q stash@{0}" "stash clear" "rmwt x"; do
+    # shellcheck disable=SC2086
+    forwarded $args && pass "'git $args' reaches the full binary" ||
+        fail "'git $args' went straight to git: what it destroys would not be saved"
+done
+for args in "status" "diff" "log -1" "reset" "reset --soft HEAD" "reset -q HEAD a.txt" \
+    "checkout main" "checkout -b new-branch" "checkout -q -B other main" "restore --staged a.txt" \
+    "restore -S a.txt" "clean -n" "clean -fdn" "clean --dry-run -fd" "stash" "stash list" \
+    "switch main" "switch -c x" "worktree list" "branch -D x"; do
+    # shellcheck disable=SC2086
+    forwarded $args && fail "'git $args' was forwarded: the fast path is lost" ||
+        pass "'git $args' stays on the fast path"
+done
 cd "$TEST_ROOT" || exit 1
 shim_off
 

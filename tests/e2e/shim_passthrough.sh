@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The shim front end (git-guard-shim, installed as `git`): everything it does not guard
 # reaches the real git untouched, byte for byte; what it guards (`worktree remove`,
-# `worktree prune`, `worktree add`, also through aliases) reaches the full git-guard
-# as `git <the caller's arguments>`, with GIT_GUARD_REAL_GIT naming the real git.
+# `worktree prune`, `worktree add`, also through aliases and from a shell alias's inner
+# git) reaches the full git-guard through the handoff `git --guard-call=1 … -- <the
+# caller's arguments>`, with GIT_GUARD_REAL_GIT naming the real git; the full binary is
+# found in every layout of contract C5.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 SHIM=$GUARD_BIN_DIR/git-guard-shim

@@ -3,6 +3,8 @@
 // never reaches this file.
 #include "guard/shim.hpp"
 
+#include "guard/destroyed.hpp" // in-place routing (H6)
+#include "guard/inplace.hpp"   // in-place routing (H6)
 #include "guard/lock.hpp"
 #include "guard/log.hpp"
 #include "guard/process.hpp"
@@ -84,7 +86,8 @@ std::vector<std::string> split_words(const std::string& text)
 // Expands aliases (`git rmwt T` with alias.rmwt = "worktree remove") as git would.
 void expand_alias(const std::string& git, GitCall& call)
 {
-    for (int depth = 0; depth < 10 && !call.words.empty() && call.words[0] != "worktree"; ++depth) {
+    for (int depth = 0; depth < 10 && !call.words.empty() && call.words[0] != "worktree" &&
+                        !is_in_place_destroyer(call.words[0]); ++depth) { // in-place routing (H6)
         auto r = run(git_argv(git, call, {"config", "--get", "alias." + call.words[0]}),
                      {.cwd = call.cwd.string()});
         if (r.status != 0 || r.out.empty() || r.out[0] == '!')
@@ -251,8 +254,14 @@ size_t subcommand_index(const std::vector<std::string>& argv)
 int run_shim(const std::vector<std::string>& args)
 {
     std::string git = find_real_git();
-    GitCall call = parse_globals(args);
+    auto call = parse_globals(args); // in-place routing (H6): `auto`, as guard::GitCall exists too
     expand_alias(git, call);
+    if (!call.words.empty() && is_in_place_destroyer(call.words[0])) { // in-place routing (H6)
+        int rc = guard_in_place({call.globals, call.cwd, call.words, args, git});
+        if (rc != 0)
+            return rc;
+        exec_git(git, args);
+    }
     if (call.words.size() < 2 || call.words[0] != "worktree")
         exec_git(git, args);
     auto dir = run(git_argv(git, call, {"rev-parse", "--absolute-git-dir"}), {.cwd = call.cwd.string()});

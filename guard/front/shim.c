@@ -224,6 +224,16 @@ static const char* exec_path(char* const argv[], int first)
     return path;
 }
 
+// in-place routing (H6): the subcommands guard_in_place (guard/inplace.hpp) judges.
+static int is_in_place_destroyer(const char* word)
+{
+    static const char* const k_words[] = {"checkout", "clean", "reset", "restore", "stash", "switch"};
+    for (size_t i = 0; i < sizeof k_words / sizeof *k_words; ++i)
+        if (strcmp(word, k_words[i]) == 0)
+            return 1;
+    return 0;
+}
+
 // Whether git would run `worktree remove|prune|add` for `argv`, directly or through
 // (chains of) aliases. Shell aliases (`!…`) are out of reach: the `git` they call is
 // not this shim, as git puts its exec path (which holds a `git`) first on PATH.
@@ -237,6 +247,8 @@ static int is_guarded(int argc, char* const argv[])
     const char* word = argv[first];
     const char* next = first + 1 < argc ? argv[first + 1] : NULL;
     for (int depth = 0;; ++depth) {
+        if (is_in_place_destroyer(word)) // in-place routing (H6)
+            return 1;
         if (strcmp(word, "worktree") == 0)
             return next && (strcmp(next, "remove") == 0 || strcmp(next, "prune") == 0 ||
                             strcmp(next, "add") == 0);

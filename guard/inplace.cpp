@@ -24,11 +24,12 @@ namespace guard {
 
 namespace {
 
+// `git <words>` as a shell reads it back; options keep their leading dashes unquoted.
 std::string command_line(const GitCall& call)
 {
     std::string text = "git";
     for (const auto& w : call.words)
-        text += " " + shell_quote(w);
+        text += " " + (w.starts_with("-") && shell_quote("x" + w) == "x" + w ? w : shell_quote(w));
     return text;
 }
 
@@ -164,6 +165,7 @@ int guard_in_place(const GitCall& call)
     }
     try {
         init_log(place.common_dir, false);
+        LibGit2 libgit2; // for the engine's saves and ref writes below
         keep(call, place, d);
     } catch (const std::exception& e) {
         return refuse(call, place.top.string(), d, e.what());

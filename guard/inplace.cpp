@@ -14,7 +14,6 @@
 
 #include <spdlog/spdlog.h>
 
-#include <chrono>
 #include <cstdio>
 #include <set>
 
@@ -106,28 +105,26 @@ void save_whole(const GitCall& call, const Place& place, const Destroyed& d)
         report(*result.saved, d);
 }
 
-std::chrono::seconds lock_timeout(const Place& place)
-{
-    try {
-        LibGit2 libgit2;
-        Repository repo = open_repository(place.top);
-        return read_settings(repo.get()).lock_timeout;
-    } catch (const Error&) {
-        return Settings{}.lock_timeout; // a repository libgit2 cannot open: the default
-    }
-}
-
 void keep(const GitCall& call, const Place& place, const Destroyed& d)
 {
     if (!d.whole_tree_why.empty() && d.stashes.empty())
         return save_whole(call, place, d); // save_path takes the tree's lock itself
     {
+        Repository repo;
+        try {
+            repo = open_repository(place.top);
+        } catch (const Error& e) { // a format libgit2 cannot open: the engine's save, through git
+            if (d.stashes.empty())
+                return save_whole(call, place, d);
+            throw;
+        }
+        Settings settings = read_settings(repo.get());
         // One save at a time per tree, as for removals (DESIGN §7).
-        PathLock lock(place.common_dir, place.top.string(), lock_timeout(place));
+        PathLock lock(place.common_dir, place.top.string(), settings.lock_timeout);
         if (!d.stashes.empty())
             return keep_stashes(call, place, d);
         try {
-            if (auto saved = save_destroyed(call, place, d))
+            if (auto saved = save_destroyed(call, place, d, {repo.get(), &settings}))
                 report(*saved, d);
             return;
         } catch (const Error& e) {

@@ -275,15 +275,14 @@ Tree head_tree(git_repository* repo, const std::string& head)
 
 } // namespace
 
-std::optional<Saved> save_destroyed(const GitCall& call, const Place& place, const Destroyed& d)
+std::optional<Saved> save_destroyed(const GitCall& call, const Place& place, const Destroyed& d,
+                                    const Opened& opened)
 {
-    LibGit2 libgit2;
-    Repository repo = open_repository(place.top);
-    Settings settings = read_settings(repo.get());
-    Tree head = head_tree(repo.get(), d.head);
-    git_oid base = updated_tree(repo.get(), head.get(), {});
-    git_oid worktree = updated_tree(repo.get(), head.get(), working_versions(call, place, d));
-    git_oid index = updated_tree(repo.get(), head.get(), staged_versions(d));
+    git_repository* repo = opened.repo;
+    Tree head = head_tree(repo, d.head);
+    git_oid base = updated_tree(repo, head.get(), {});
+    git_oid worktree = updated_tree(repo, head.get(), working_versions(call, place, d));
+    git_oid index = updated_tree(repo, head.get(), staged_versions(d));
     if (git_oid_equal(&worktree, &base) && git_oid_equal(&index, &base))
         return std::nullopt; // what goes is what HEAD already holds
     std::optional<git_oid> index_record;
@@ -296,18 +295,18 @@ std::optional<Saved> save_destroyed(const GitCall& call, const Place& place, con
         Saved s{*ref, {}, worktree, d.head, "already saved", false, true};
         return s;
     }
-    Signature sig = identity(settings);
+    Signature sig = identity(*opened.settings);
     std::vector<git_oid> parents;
     if (!d.head.empty())
         parents.push_back(parse_oid(d.head));
     if (index_record) {
-        git_oid i = write_commit(repo.get(), index, parents, sig,
+        git_oid i = write_commit(repo, index, parents, sig,
                                  "stranded: the index before " + d.reason + " in " +
                                      one_line(place.top.string()) + "\n");
         parents.push_back(i);
         index_trailer = to_hex(i);
     }
-    git_oid commit = write_commit(repo.get(), worktree, parents, sig, message(place, d, index_trailer));
+    git_oid commit = write_commit(repo, worktree, parents, sig, message(place, d, index_trailer));
     Saved s = save_existing(place.common_dir, place.name, to_hex(commit),
                             {.reason = d.reason, .ref_prefix = k_in_place_prefix});
     s.made_commit = true;

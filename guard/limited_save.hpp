@@ -33,6 +33,11 @@ std::string held(const Destroyed& d);
 // and the index record of those paths as its own commit when it differs from both.
 // Reuses the newest save of the tree when it already holds exactly this. Throws Error
 // when writing fails.
-std::optional<Saved> save_destroyed(const GitCall& call, const Place& place, const Destroyed& d);
+struct Opened {
+    git_repository* repo;        // the tree's repository, opened by the caller
+    const Settings* settings;
+};
+std::optional<Saved> save_destroyed(const GitCall& call, const Place& place, const Destroyed& d,
+                                    const Opened& opened);
 
 } // namespace guard

@@ -112,7 +112,7 @@ void keep(const GitCall& call, const Place& place, const Destroyed& d)
     {
         Repository repo;
         try {
-            repo = open_repository(place.top);
+            repo = open_repository(place.common_dir); // the objects and config: no guess at the tree
         } catch (const Error& e) { // a format libgit2 cannot open: the engine's save, through git
             if (d.stashes.empty())
                 return save_whole(call, place, d);

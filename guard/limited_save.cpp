@@ -18,11 +18,17 @@ namespace guard {
 
 Place locate(const GitCall& call)
 {
-    auto r = ask_git(call, {"rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir"});
-    auto nl = r.out.find('\n');
-    if (r.status != 0 || nl == std::string::npos)
+    auto r = ask_git(call, {"rev-parse", "--path-format=absolute", "--show-toplevel", "--git-dir",
+                            "--git-common-dir"});
+    std::vector<std::string> lines;
+    for (size_t at = 0; at < r.out.size();) {
+        size_t end = r.out.find('\n', at);
+        lines.push_back(r.out.substr(at, end - at));
+        at = end == std::string::npos ? r.out.size() : end + 1;
+    }
+    if (r.status != 0 || lines.size() != 3)
         throw Error("cannot find the tree's root: " + first_line(r.err));
-    Place p{r.out.substr(0, nl), first_line(r.out.substr(nl + 1)), ""};
+    Place p{lines[0], lines[1], lines[2], ""};
     p.name = p.top.filename().string();
     return p;
 }
@@ -44,6 +50,27 @@ std::string stdin_path(const std::string& path)
     for (char c : path)
         out += c == '\n' ? std::string("\\n") : c == '"' || c == '\\' ? std::string("\\") + c : std::string(1, c);
     return out + "\"";
+}
+
+// git run at the tree's root with the tree named explicitly, so that root-relative paths
+// mean the same whatever the caller's cwd, -C, --git-dir or --work-tree were; the caller's
+// -c options stay (they may set filters).
+RunResult in_tree(const GitCall& call, const Place& place, const std::vector<std::string>& args,
+                  const std::string& input)
+{
+    std::vector<std::string> argv{call.real_git};
+    for (size_t i = 0; i < call.globals.size(); ++i) {
+        const std::string& g = call.globals[i];
+        if ((g == "-c" || g == "--config-env") && i + 1 < call.globals.size()) {
+            argv.insert(argv.end(), {g, call.globals[i + 1]});
+            ++i;
+        } else if (g.starts_with("--config-env=")) {
+            argv.push_back(g);
+        }
+    }
+    argv.insert(argv.end(), args.begin(), args.end());
+    return run(argv, {.cwd = place.top.string(), .input = input,
+                      .env = {{"GIT_DIR", place.git_dir.string()}, {"GIT_WORK_TREE", place.top.string()}}});
 }
 
 struct Content {
@@ -79,7 +106,7 @@ std::vector<Content> working_versions(const GitCall& call, const Place& place, c
             c.mode = disk_mode(st, p);
             if (S_ISLNK(st.st_mode)) {
                 std::error_code ec;
-                auto r = ask_git(call, {"hash-object", "-w", "--stdin", "--no-filters"},
+                auto r = in_tree(call, place, {"hash-object", "-w", "--stdin", "--no-filters"},
                                  fs::read_symlink(place.top / p.path, ec).string());
                 if (r.status != 0 || ec)
                     throw Error("cannot write the link " + p.path + ": " + first_line(r.err));
@@ -93,7 +120,7 @@ std::vector<Content> working_versions(const GitCall& call, const Place& place, c
     }
     if (hashed.empty())
         return out;
-    auto r = ask_git(call, {"hash-object", "-w", "--stdin-paths"}, files);
+    auto r = in_tree(call, place, {"hash-object", "-w", "--stdin-paths"}, files);
     if (r.status != 0)
         throw Error("git hash-object failed: " + first_line(r.err));
     size_t at = 0;

@@ -15,6 +15,7 @@ inline constexpr const char* k_in_place_prefix = "refs/stranded";
 // Where a call runs, as git reports it.
 struct Place {
     std::filesystem::path top;         // the tree's root
+    std::filesystem::path git_dir;     // the tree's own git dir
     std::filesystem::path common_dir;  // the repository's common git dir
     std::string name;                  // the tree's directory name: refs/stranded/<name>/<stamp>
 };

@@ -2,7 +2,7 @@
 # In-place saves beyond the one-command cases of inplace_destroyers.sh:
 #   - equal consecutive saves are not duplicated (same content on the same HEAD: one ref);
 #   - a clean tree costs the guard two git calls (guard.enabled, then status or clean -n);
-#   - the routes: an alias, -C from elsewhere, a linked worktree;
+#   - the routes: an alias, -C from elsewhere, a linked worktree, --git-dir/--work-tree;
 #   - a conflicted tree (unmerged entries) is saved whole and stays reachable;
 #   - when the save cannot be written, the command is refused (exit 128, DESIGN §8), git
 #     does not run, the tree and its index stay byte for byte, and the recover command
@@ -83,6 +83,16 @@ BLOB=$(git_real -C "$TEST_ROOT/linked" hash-object a.txt)
 (cd "$TEST_ROOT/linked" && git reset -q --hard)
 reachable "$R" "$BLOB" && pass "reset --hard in a linked worktree: the edit is saved" || fail "the edit lost in a linked worktree was not saved"
 assert_ne "" "$(git_real -C "$R" for-each-ref refs/stranded/linked/)" "the linked tree's save is named after it"
+
+section "routes: --git-dir and --work-tree from outside the tree"
+git_real init -q --separate-git-dir="$TEST_ROOT/sep/store.git" "$TEST_ROOT/sep/wt"
+commit_file "$TEST_ROOT/sep/wt" a.txt a
+git_real -C "$TEST_ROOT/sep/wt" config guard.enabled true
+printf 'separated\n' >"$TEST_ROOT/sep/wt/a.txt"
+BLOB=$(git_real -C "$TEST_ROOT/sep/wt" hash-object a.txt)
+(cd "$TEST_ROOT/sep" && git --git-dir=store.git --work-tree=wt reset -q --hard)
+reachable "$TEST_ROOT/sep/wt" "$BLOB" && pass "git --git-dir --work-tree reset --hard: the edit is saved" ||
+    fail "the edit lost through --git-dir/--work-tree was not saved"
 
 section "a conflicted tree: saved whole, the resolution in progress stays reachable"
 R=$TEST_ROOT/conflict

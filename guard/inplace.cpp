@@ -23,12 +23,17 @@ namespace guard {
 
 namespace {
 
-// `git <words>` as a shell reads it back; options keep their leading dashes unquoted.
+// `word` as a shell reads it back; options keep their leading dashes unquoted.
+std::string quote_word(const std::string& word)
+{
+    return word.starts_with("-") && shell_quote("x" + word) == "x" + word ? word : shell_quote(word);
+}
+
 std::string command_line(const GitCall& call)
 {
     std::string text = "git";
     for (const auto& w : call.words)
-        text += " " + (w.starts_with("-") && shell_quote("x" + w) == "x" + w ? w : shell_quote(w));
+        text += " " + quote_word(w);
     return text;
 }
 
@@ -60,7 +65,7 @@ int refuse(const GitCall& call, const std::string& top, const Destroyed& d, cons
                 " && git -C " + q + " add -A && git -C " + q + " commit -m rescue\n";
     std::string discard = shell_quote(call.real_git);
     for (const auto& g : call.globals)
-        discard += " " + shell_quote(g);
+        discard += " " + quote_word(g);
     text += "  discard: " + discard + " -C " + shell_quote(call.cwd.string()) + command_line(call).substr(3) +
             "   # git itself, without the guard: what it destroys is gone\n";
     std::fputs(text.c_str(), stderr);

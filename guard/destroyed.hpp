@@ -16,6 +16,7 @@ struct LostPath {
     std::string index_mode;        // the index entry ("000000": none), when tracked
     std::string index_oid;
     std::string worktree_mode;     // as status saw the working file ("000000": gone)
+    bool staged = false;           // the index entry differs from HEAD's
 };
 
 // What `call` would destroy, as git itself reports it: status, clean -n, rev-parse.

@@ -1,16 +1,18 @@
 // The save of an in-place destroyer: HEAD's tree with exactly the paths the command
 // destroys put back as they are now (DESIGN §5, layout 2 with `Stranded-Scope:
-// destroyed`). Blobs are written by git (its filters apply); trees and the commit by
+// destroyed`). Blobs come from versions.cpp; trees and the commit are written by
 // libgit2, which touches only the trees along those paths and reads no index, so the
 // cost follows what is destroyed, not the size of the tree.
 #include "guard/limited_save.hpp"
 
 #include "guard/lock.hpp"
 #include "guard/scope.hpp"
+#include "guard/versions.hpp"
 
 #include <spdlog/spdlog.h>
 
-#include <sys/stat.h>
+
+#include <algorithm>
 
 namespace fs = std::filesystem;
 
@@ -40,117 +42,6 @@ std::string ref_dir(const Place& place)
 }
 
 namespace {
-
-// A path as `hash-object --stdin-paths` reads it: C-quoted when a plain line would not do.
-std::string stdin_path(const std::string& path)
-{
-    if (path.find_first_of("\"\\\n") == std::string::npos)
-        return path;
-    std::string out = "\"";
-    for (char c : path)
-        out += c == '\n' ? std::string("\\n") : c == '"' || c == '\\' ? std::string("\\") + c : std::string(1, c);
-    return out + "\"";
-}
-
-// git run at the tree's root with the tree named explicitly, so that root-relative paths
-// mean the same whatever the caller's cwd, -C, --git-dir or --work-tree were; the caller's
-// -c options stay (they may set filters).
-RunResult in_tree(const GitCall& call, const Place& place, const std::vector<std::string>& args,
-                  const std::string& input)
-{
-    std::vector<std::string> argv{call.real_git};
-    for (size_t i = 0; i < call.globals.size(); ++i) {
-        const std::string& g = call.globals[i];
-        if ((g == "-c" || g == "--config-env") && i + 1 < call.globals.size()) {
-            argv.insert(argv.end(), {g, call.globals[i + 1]});
-            ++i;
-        } else if (g.starts_with("--config-env=")) {
-            argv.push_back(g);
-        }
-    }
-    argv.insert(argv.end(), args.begin(), args.end());
-    return run(argv, {.cwd = place.top.string(), .input = input,
-                      .env = {{"GIT_DIR", place.git_dir.string()}, {"GIT_WORK_TREE", place.top.string()}}});
-}
-
-struct Content {
-    std::string path;
-    bool present = false;
-    git_oid blob{};
-    git_filemode_t mode = GIT_FILEMODE_BLOB;
-};
-
-git_filemode_t disk_mode(const struct stat& st, const LostPath& p)
-{
-    if (S_ISLNK(st.st_mode))
-        return GIT_FILEMODE_LINK;
-    if (p.tracked && p.worktree_mode == "100755")
-        return GIT_FILEMODE_BLOB_EXECUTABLE;
-    if (p.tracked && p.worktree_mode == "100644")
-        return GIT_FILEMODE_BLOB; // git's own view, core.fileMode included
-    return (st.st_mode & S_IXUSR) ? GIT_FILEMODE_BLOB_EXECUTABLE : GIT_FILEMODE_BLOB;
-}
-
-// The working versions of the lost paths, written as blobs by git itself, so that
-// clean filters and attributes apply exactly as `git add` applies them.
-std::vector<Content> working_versions(const GitCall& call, const Place& place, const Destroyed& d)
-{
-    std::vector<Content> out;
-    std::string files;
-    std::vector<size_t> hashed;
-    for (const auto& p : d.paths) {
-        Content c{p.path};
-        struct stat st{};
-        if (::lstat((place.top / p.path).c_str(), &st) == 0 && !S_ISDIR(st.st_mode)) {
-            c.present = true;
-            c.mode = disk_mode(st, p);
-            if (S_ISLNK(st.st_mode)) {
-                std::error_code ec;
-                auto r = in_tree(call, place, {"hash-object", "-w", "--stdin", "--no-filters"},
-                                 fs::read_symlink(place.top / p.path, ec).string());
-                if (r.status != 0 || ec)
-                    throw Error("cannot write the link " + p.path + ": " + first_line(r.err));
-                c.blob = parse_oid(first_line(r.out));
-            } else {
-                files += stdin_path(p.path) + "\n";
-                hashed.push_back(out.size());
-            }
-        }
-        out.push_back(c);
-    }
-    if (hashed.empty())
-        return out;
-    auto r = in_tree(call, place, {"hash-object", "-w", "--stdin-paths"}, files);
-    if (r.status != 0)
-        throw Error("git hash-object failed: " + first_line(r.err));
-    size_t at = 0;
-    for (size_t i : hashed) {
-        size_t end = r.out.find('\n', at);
-        if (end == std::string::npos)
-            throw Error("git hash-object wrote fewer objects than asked");
-        out[i].blob = parse_oid(r.out.substr(at, end - at));
-        at = end + 1;
-    }
-    return out;
-}
-
-// The staged versions of the tracked lost paths, as status reported them.
-std::vector<Content> staged_versions(const Destroyed& d)
-{
-    std::vector<Content> out;
-    for (const auto& p : d.paths) {
-        if (!p.tracked)
-            continue;
-        Content c{p.path};
-        c.present = p.index_mode != "000000";
-        if (c.present) {
-            c.blob = parse_oid(p.index_oid);
-            c.mode = static_cast<git_filemode_t>(std::stoul(p.index_mode, nullptr, 8));
-        }
-        out.push_back(c);
-    }
-    return out;
-}
 
 // `base` (HEAD's tree, or the empty tree) with `contents` put in or taken out.
 // libgit2 writes only the trees along the changed paths: no index is read.
@@ -261,30 +152,47 @@ git_oid write_commit(git_repository* repo, const git_oid& tree_oid, const std::v
 }
 
 // The newest save of this tree, when it holds this very tree on this very HEAD (and
-// index record): a repeated destroyer adds no duplicate ref.
-std::optional<std::string> equal_save(const GitCall& call, const Place& place, const git_oid& tree,
+// index record): a repeated destroyer adds no duplicate ref. Read through libgit2 in
+// this process (the repository is open already; the names sort by their stamps).
+std::optional<std::string> equal_save(git_repository* repo, const Place& place, const git_oid& tree,
                                       const std::string& head, const std::optional<git_oid>& index_tree)
 {
-    auto r = ask_git(call, {"for-each-ref", "--sort=-refname", "--count=1",
-                            "--format=%(refname) %(tree) %(parent)", ref_dir(place)});
-    std::string line = first_line(r.out);
-    std::vector<std::string> f;
-    for (size_t at = 0; at < line.size();) {
-        size_t end = line.find(' ', at);
-        f.push_back(line.substr(at, end - at));
-        at = end == std::string::npos ? line.size() : end + 1;
-    }
-    if (r.status != 0 || f.size() < 2 || f[1] != to_hex(tree))
+    std::vector<std::string> refs;
+    std::string glob = ref_dir(place) + "*";
+    git_reference_foreach_glob(
+        repo, glob.c_str(),
+        [](const char* n, void* out) {
+            static_cast<std::vector<std::string>*>(out)->emplace_back(n);
+            return 0;
+        },
+        &refs);
+    git_error_clear();
+    if (refs.empty())
         return std::nullopt;
-    size_t parents = f.size() - 2;
-    if (parents != (head.empty() ? 0u : 1u) + (index_tree ? 1u : 0u) || (!head.empty() && f[2] != head))
+    std::string newest = *std::max_element(refs.begin(), refs.end());
+    git_oid oid;
+    git_commit* raw = nullptr;
+    if (git_reference_name_to_id(&oid, repo, newest.c_str()) < 0 || git_commit_lookup(&raw, repo, &oid) < 0) {
+        git_error_clear();
+        return std::nullopt;
+    }
+    Commit c(raw);
+    unsigned parents = (head.empty() ? 0u : 1u) + (index_tree ? 1u : 0u);
+    if (!git_oid_equal(git_commit_tree_id(raw), &tree) || git_commit_parentcount(raw) != parents)
+        return std::nullopt;
+    if (!head.empty() && to_hex(*git_commit_parent_id(raw, 0)) != head)
         return std::nullopt;
     if (index_tree) {
-        auto t = ask_git(call, {"rev-parse", "--verify", "-q", f[head.empty() ? 2 : 3] + "^{tree}"});
-        if (t.status != 0 || first_line(t.out) != to_hex(*index_tree))
+        git_commit* index_raw = nullptr;
+        if (git_commit_parent(&index_raw, raw, parents - 1) < 0) {
+            git_error_clear();
+            return std::nullopt;
+        }
+        Commit index_commit(index_raw);
+        if (!git_oid_equal(git_commit_tree_id(index_raw), &*index_tree))
             return std::nullopt;
     }
-    return f[0];
+    return newest;
 }
 
 Tree head_tree(git_repository* repo, const std::string& head)
@@ -307,9 +215,10 @@ std::optional<Saved> save_destroyed(const GitCall& call, const Place& place, con
 {
     git_repository* repo = opened.repo;
     Tree head = head_tree(repo, d.head);
-    git_oid base = updated_tree(repo, head.get(), {});
+    git_oid base = head ? *git_tree_id(head.get()) : updated_tree(repo, nullptr, {});
     git_oid worktree = updated_tree(repo, head.get(), working_versions(call, place, d));
-    git_oid index = updated_tree(repo, head.get(), staged_versions(d));
+    auto staged = staged_versions(d);
+    git_oid index = staged.empty() ? base : updated_tree(repo, head.get(), staged);
     if (git_oid_equal(&worktree, &base) && git_oid_equal(&index, &base))
         return std::nullopt; // what goes is what HEAD already holds
     std::optional<git_oid> index_record;
@@ -318,7 +227,7 @@ std::optional<Saved> save_destroyed(const GitCall& call, const Place& place, con
                                                                    : "";
     if (index_trailer.empty())
         index_record = index;
-    if (auto ref = equal_save(call, place, worktree, d.head, index_record)) {
+    if (auto ref = equal_save(repo, place, worktree, d.head, index_record)) {
         Saved s{*ref, {}, worktree, d.head, "already saved", false, true};
         return s;
     }

@@ -133,7 +133,7 @@ void collect(const std::vector<std::string>& records, const Scope& scope, const 
             std::string path = tail(rec, 8);
             if (field(rec, 2)[0] == 'S')
                 d.whole_tree_why = "submodule " + path + " has changes of its own";
-            d.paths.push_back({path, true, false, field(rec, 4), field(rec, 7), field(rec, 5)});
+            d.paths.push_back({path, true, false, field(rec, 4), field(rec, 7), field(rec, 5), xy[0] != '.'});
         } else if (kind == 'u') {
             d.whole_tree_why = "unmerged " + tail(rec, 10);
         } else if (kind == '?' || kind == '!') {
@@ -144,7 +144,7 @@ void collect(const std::vector<std::string>& records, const Scope& scope, const 
                 continue;
             if (path.ends_with('/'))
                 d.whole_tree_why = "nested repository " + path;
-            d.paths.push_back({path, false, kind == '!', "", "", ""});
+            d.paths.push_back({path, false, kind == '!', "", "", "", false});
         }
     }
 }

@@ -119,6 +119,8 @@ Destroyed checkout(const GitCall& call)
             rev = a.operands[0];
         paths.assign(a.operands.begin() + (rev ? 1 : 0), a.operands.end());
     }
+    if (paths.empty() && a.has("patch")) // -p with no paths offers every change to discard
+        return paths_from(call, {}, rev, rev.has_value(), "checkout -p");
     if (paths.empty()) // a branch switch: only a forced one throws changes away
         return forced ? forced_switch(call, rev ? rev : std::optional<std::string>("HEAD"), "checkout -f")
                       : Destroyed{};

@@ -191,6 +191,12 @@ one_save_line checkout-force
 assert_saved "$A_STAGED" "the staged version of a.txt"
 assert_saved "$B_WT" "the unstaged edit of b.txt"
 
+section "checkout -p with no paths: the hunks it offers to discard"
+twins checkout-patch
+(cd "$G" && yes y | env PATH="$SHIM_DIR:$BASE_PATH" git checkout -p >/dev/null 2>&1)
+assert_saved "$B_WT" "checkout -p: the edit of b.txt it discarded"
+assert_eq "b" "$(cat "$G/b.txt")" "checkout -p: git discarded the hunk as asked"
+
 section "checkout of a missing path: git refuses alike, nothing saved"
 twins checkout-missing
 same_as_git checkout-missing checkout -- missing-path

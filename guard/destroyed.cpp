@@ -55,6 +55,23 @@ std::vector<std::string> all_paths(const Arguments& a)
     return out;
 }
 
+// HEAD's commits that a move to `target` leaves on no ref (reflogs do not count): the
+// branch moves with a reset; a switch leaves the branch where it is, so only a detached
+// HEAD's commits can go. In doubt (git fails), they go.
+void find_left_behind(const GitCall& call, const std::optional<std::string>& target,
+                      bool moves_branch, Destroyed& d)
+{
+    if (!target || d.head.empty() || *target == d.head || (!moves_branch && !d.branch.empty()))
+        return;
+    std::vector<std::string> args{"rev-list", "--max-count=1", d.head, "--not", *target, "--exclude=HEAD"};
+    if (!d.branch.empty())
+        args.push_back("--exclude=refs/heads/" + d.branch);
+    args.emplace_back("--all");
+    auto r = ask_git(call, args);
+    if (r.status != 0 || !r.out.empty())
+        d.left_behind = d.head;
+}
+
 // reset --hard|--merge|--keep [<commit>]: every staged and unstaged change, and the
 // untracked files the commit's tree replaces. --merge and --keep lose less, or
 // refuse; which of their changes survive is not predicted (DESIGN §0.2).
@@ -69,7 +86,9 @@ Destroyed reset(const GitCall& call)
         scope.overwrite = resolve(call, a.operands[0]);
         scope.any_untracked = !scope.overwrite;
     }
-    return ask_scope(call, scope, "reset --" + mode);
+    Destroyed d = ask_scope(call, scope, "reset --" + mode);
+    find_left_behind(call, scope.overwrite, true, d);
+    return d;
 }
 
 // A branch switch that throws local changes away: checkout -f, switch -f.
@@ -81,7 +100,9 @@ Destroyed forced_switch(const GitCall& call, const std::optional<std::string>& t
         scope.overwrite = resolve(call, *target);
         scope.any_untracked = !scope.overwrite;
     }
-    return ask_scope(call, scope, reason);
+    Destroyed d = ask_scope(call, scope, reason);
+    find_left_behind(call, scope.overwrite, false, d);
+    return d;
 }
 
 // Paths checked out over the tree: from the index (working versions go) or from a

@@ -27,8 +27,12 @@ struct Destroyed {
     std::vector<LostPath> paths;      // tracked and untracked paths whose content goes
     std::vector<std::string> stashes; // stash commits that a drop or clear lets go
     std::string whole_tree_why;       // set: only a save of the whole tree will do
+    std::string left_behind;          // HEAD, when moving it leaves commits on no ref
 
-    bool empty() const { return paths.empty() && stashes.empty() && whole_tree_why.empty(); }
+    bool empty() const
+    {
+        return paths.empty() && stashes.empty() && whole_tree_why.empty() && left_behind.empty();
+    }
 };
 
 // The real git (`call.real_git`) with `call`'s global options, in `call.cwd`.

@@ -99,6 +99,20 @@ void keep_stashes(const GitCall& call, const Place& place, const Destroyed& d)
                  shell_quote(refs.front()).c_str());
 }
 
+// Commits only (contract C1): the save points at HEAD itself; no commit is made.
+void keep_commits(const GitCall& call, const Place& place, const Destroyed& d)
+{
+    auto r = ask_git(call, {"for-each-ref", "--count=1", "--format=%(refname)",
+                            "--points-at=" + d.left_behind, std::string(k_in_place_prefix) + "/"});
+    if (r.status == 0 && !r.out.empty())
+        return; // an earlier save holds them already
+    Saved s = save_existing(place.common_dir, place.name, d.left_behind,
+                            {.reason = d.reason, .ref_prefix = k_in_place_prefix});
+    std::fprintf(stderr, "git-guard: saved the commits %s leaves on no ref (%s) to %s (git log %s)\n",
+                 d.reason.c_str(), d.left_behind.substr(0, 12).c_str(), s.ref.c_str(),
+                 shell_quote(s.ref).c_str());
+}
+
 // Only the whole tree will do (unmerged entries, a submodule's or a nested repository's
 // own work, or git could not say): the engine's save of everything the tree holds.
 void save_whole(const GitCall& call, const Place& place, const Destroyed& d)
@@ -129,8 +143,13 @@ void keep(const GitCall& call, const Place& place, const Destroyed& d)
         if (!d.stashes.empty())
             return keep_stashes(call, place, d);
         try {
-            if (auto saved = save_destroyed(call, place, d, {repo.get(), &settings}))
-                report(*saved, d);
+            std::optional<Saved> saved;
+            if (!d.paths.empty())
+                saved = save_destroyed(call, place, d, {repo.get(), &settings});
+            if (saved)
+                report(*saved, d); // its first parent, HEAD, holds any commits left behind
+            else if (!d.left_behind.empty())
+                keep_commits(call, place, d);
             return;
         } catch (const Error& e) {
             spdlog::warn("the save of the destroyed paths failed ({}); saving the whole tree", e.what());

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # In-place saves beyond the one-command cases of inplace_destroyers.sh:
 #   - equal consecutive saves are not duplicated (same content on the same HEAD: one ref);
+#   - commits a reset (or a forced switch from a detached HEAD) leaves on no ref are saved;
 #   - a clean tree costs the guard two git calls (guard.enabled, then status or clean -n);
 #   - the routes: an alias, -C from elsewhere, a linked worktree, --git-dir/--work-tree;
 #   - a conflicted tree (unmerged entries) is saved whole and stays reachable;
@@ -93,6 +94,33 @@ BLOB=$(git_real -C "$TEST_ROOT/sep/wt" hash-object a.txt)
 (cd "$TEST_ROOT/sep" && git --git-dir=store.git --work-tree=wt reset -q --hard)
 reachable "$TEST_ROOT/sep/wt" "$BLOB" && pass "git --git-dir --work-tree reset --hard: the edit is saved" ||
     fail "the edit lost through --git-dir/--work-tree was not saved"
+
+section "commits a reset or a detached switch leaves on no ref are saved; others are not"
+git_real init -q --bare "$TEST_ROOT/left.origin"
+R=$TEST_ROOT/left
+repo "$R"
+git_real -C "$R" push -q "$TEST_ROOT/left.origin" main
+git_real -C "$R" fetch -q "$TEST_ROOT/left.origin" main:refs/remotes/origin/main
+commit_file "$R" c.txt "local one"
+commit_file "$R" c.txt "local two"
+LOCAL=$(git_real -C "$R" rev-parse HEAD)
+run_cmd git -C "$R" reset --hard origin/main
+assert_eq "" "$(git_real -C "$R" for-each-ref --contains "$LOCAL" refs/heads/)" "the local commits are on no branch after reset --hard origin/main"
+reachable "$R" "$LOCAL" && pass "reset --hard origin/main: the two local commits are reachable from a save" ||
+    fail "reset --hard origin/main lost the two local commits, not saved"
+assert_contains "$ERR" "leaves on no ref" "one line names the save of the commits"
+git_real -C "$R" branch -q keep "$LOCAL"
+git_real -C "$R" reset -q --hard "$LOCAL"
+before=$(count "$(saves "$R")")
+run_cmd git -C "$R" reset --hard origin/main
+assert_eq "$before" "$(count "$(saves "$R")")" "commits another branch holds: nothing saved"
+assert_eq "" "$ERR" "commits another branch holds: nothing printed"
+git_real -C "$R" checkout -q --detach origin/main
+commit_file "$R" d.txt "detached work"
+DETACHED=$(git_real -C "$R" rev-parse HEAD)
+(cd "$R" && git checkout -q -f main 2>/dev/null)
+reachable "$R" "$DETACHED" && pass "checkout -f main from a detached HEAD: its commit is reachable from a save" ||
+    fail "checkout -f main lost the detached HEAD's commit, not saved"
 
 section "a conflicted tree: saved whole, the resolution in progress stays reachable"
 R=$TEST_ROOT/conflict

@@ -5,6 +5,7 @@
 
 #include "guard/destroyed.hpp" // in-place routing (H6)
 #include "guard/inplace.hpp"   // in-place routing (H6)
+#include "guard/install.hpp"
 #include "guard/lock.hpp"
 #include "guard/log.hpp"
 #include "guard/process.hpp"
@@ -230,13 +231,15 @@ int guard_add(const std::string& git, const GitCall& call, const Settings& setti
         else if (path.empty() && w[0] != '-')
             path = w;
     }
-    if (!settings.lock_worktrees || !no_checkout || path.empty())
+    if (path.empty())
         exec_git(git, args);
     std::vector<std::string> argv = args;
     argv[0] = git;
     auto r = run(argv, {.capture = false});
-    if (r.status == 0)
+    if (r.status == 0 && settings.lock_worktrees && no_checkout)
         run({git, "-C", call.cwd.string(), "worktree", "lock", "--reason", "git-guard", path});
+    if (r.status == 0) // the new tree's hooks (husky's .husky/_ is missing there), lefthook job
+        guard_new_worktree(call.cwd / path);
     return r.status;
 }
 

@@ -11,6 +11,8 @@ struct RunOptions {
     std::string input;                                        // written to the child's stdin
     std::vector<std::pair<std::string, std::string>> env;     // added or replaced
     bool capture = true;                                      // false: child shares our stdout/stderr
+    bool judged = false; // the child is a git call the shim has judged: its own steps are
+                         // marked as the front end marks them (GIT_GUARD_HANDLED)
 };
 
 struct RunResult {

@@ -103,7 +103,7 @@ void expand_alias(const std::string& git, GitCall& call)
 }
 
 // The tree `git worktree remove <arg>` means: its path, or a unique path suffix.
-std::optional<Worktree> find_tree(git_repository* repo, const fs::path& cwd, const std::string& arg)
+std::optional<Worktree> find_tree(const fs::path& repo, const fs::path& cwd, const std::string& arg)
 {
     if (auto exact = find_worktree(repo, cwd / arg))
         return exact;
@@ -123,7 +123,7 @@ void report_saved(const Saved& s, const std::string& what)
 {
     std::fprintf(stderr, "git-guard: %s %s to %s (git show --stat %s)\n",
                  s.existing ? "already saved" : "saved", what.c_str(),
-                 s.ref.substr(11).c_str(), shell_quote(s.ref.substr(11)).c_str());
+                 short_ref(s.ref).c_str(), shell_quote(short_ref(s.ref)).c_str());
 }
 
 int refuse(const Work& w, const std::string& why)
@@ -156,29 +156,28 @@ RemoveArgs parse_remove(const std::vector<std::string>& words)
     return r;
 }
 
-int guard_remove(const std::string& git, const GitCall& call, git_repository* repo,
+int guard_remove(const std::string& git, const GitCall& call, const fs::path& repo,
                  const Settings& settings, const std::vector<std::string>& args)
 {
     RemoveArgs ra = parse_remove(call.words);
     auto tree = ra.path.empty() ? std::nullopt : find_tree(repo, call.cwd, ra.path);
-    if (!tree || tree->is_main || tree->prunable)
+    if (!tree || tree->is_main)
         exec_git(git, args); // git refuses or reports it itself
     bool our_lock = tree->locked && tree->lock_reason == "git-guard" && settings.lock_worktrees;
     if (tree->locked && !our_lock && ra.force < 2)
         exec_git(git, args);
     // Held across the exec below: git removes the tree while we still own its lock.
-    PathLock lock(common_dir(repo), tree->path.string(), settings.lock_timeout);
+    PathLock lock(repo, tree->path.string(), settings.lock_timeout);
     auto fresh = find_tree(repo, call.cwd, ra.path);
-    if (!fresh || fresh->prunable)
+    if (!fresh)
         exec_git(git, args); // another process removed it while we waited
-    Repository tree_repo = open_worktree(*fresh);
-    Work work = inspect_tree(tree_repo.get(), *fresh, settings);
-    if (ra.force == 0 && work.git_sees_changes)
-        exec_git(git, args); // git refuses a dirty tree without --force
-    if (work.verdict == Verdict::cannot_save)
-        return refuse(work, work.reason);
+    // Never predict git's refusal (DESIGN §0.2): save at every force level, a
+    // tree whose directory is gone included.
+    Work work;
+    work.path = fresh->path.string();
     try {
-        if (auto saved = save_tree(tree_repo.get(), *fresh, work, settings, {.reason = "worktree remove"}))
+        work = fresh->prunable ? inspect_admin(repo, *fresh, settings) : inspect_tree(*fresh, settings);
+        if (auto saved = save_work(repo, work, fresh->path.filename().string(), settings, {.reason = "worktree remove"}))
             report_saved(*saved, fresh->path.string());
     } catch (const Error& e) {
         return refuse(work, e.what());
@@ -189,7 +188,7 @@ int guard_remove(const std::string& git, const GitCall& call, git_repository* re
     exec_git(git, args);
 }
 
-int guard_prune(const std::string& git, const GitCall& call, git_repository* repo,
+int guard_prune(const std::string& git, const GitCall& call, const fs::path& repo,
                 const Settings& settings, const std::vector<std::string>& args)
 {
     for (size_t i = 2; i < call.words.size(); ++i)
@@ -198,13 +197,14 @@ int guard_prune(const std::string& git, const GitCall& call, git_repository* rep
     for (const auto& tree : list_worktrees(repo)) {
         if (!tree.prunable || tree.locked)
             continue;
-        PathLock lock(common_dir(repo), tree.path.string(), settings.lock_timeout);
-        Work work = inspect_admin(repo, tree, settings);
-        if (work.verdict != Verdict::has_work)
-            continue;
+        PathLock lock(repo, tree.path.string(), settings.lock_timeout);
+        Work work;
+        work.path = tree.path.string();
         try {
-            Saved s = save_tip(repo, tree.path.filename().string(), *work.head, {.reason = "worktree prune"});
-            report_saved(s, "the commits of " + tree.path.string());
+            work = inspect_admin(repo, tree, settings);
+            auto s = save_work(repo, work, tree.path.filename().string(), settings, {.reason = "worktree prune"});
+            if (s)
+                report_saved(*s, "the work of " + tree.path.string());
         } catch (const Error& e) {
             return refuse(work, e.what());
         }
@@ -256,19 +256,18 @@ int run_shim(const std::vector<std::string>& args)
     if (call.words.size() < 2 || call.words[0] != "worktree")
         exec_git(git, args);
     auto dir = run(git_argv(git, call, {"rev-parse", "--absolute-git-dir"}), {.cwd = call.cwd.string()});
-    LibGit2 libgit2;
     if (dir.status != 0)
         exec_git(git, args); // not a repository: git says so itself
-    Repository repo = open_repository(dir.out.substr(0, dir.out.find('\n')));
-    Settings settings = read_settings(repo.get());
+    fs::path repo = locate(dir.out.substr(0, dir.out.find('\n'))).common;
+    Settings settings = read_settings(repo);
     if (!settings.enabled)
         exec_git(git, args);
-    init_log(common_dir(repo.get()), false);
+    init_log(repo, false);
     spdlog::info("shim: git worktree {}", call.words[1]);
     if (call.words[1] == "remove")
-        return guard_remove(git, call, repo.get(), settings, args);
+        return guard_remove(git, call, repo, settings, args);
     if (call.words[1] == "prune")
-        return guard_prune(git, call, repo.get(), settings, args);
+        return guard_prune(git, call, repo, settings, args);
     if (call.words[1] == "add")
         return guard_add(git, call, settings, args);
     exec_git(git, args);

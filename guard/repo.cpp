@@ -174,8 +174,14 @@ Location locate(const fs::path& start)
                                      "--absolute-git-dir", "--git-common-dir"};
     RunResult r = run(argv);
     auto lines = split(r.out, '\n');
-    if (r.status != 0 || lines.size() < 2)
-        throw Error("'" + start.string() + "' is not in a git repository");
+    if (r.status != 0 || lines.size() < 2) {
+        // git's own words say why (e.g. an extension this git does not know).
+        std::string why = r.err.find("extension") != std::string::npos ? r.err : "";
+        while (!why.empty() && (why.back() == '\n' || why.back() == ' '))
+            why.pop_back();
+        throw Error("'" + start.string() + "' is not in a git repository" +
+                    (why.empty() ? "" : " that " + git.binary() + " can read: " + why));
+    }
     Location where;
     where.git_dir = strip_slash(lines[0].c_str());
     fs::path common = lines[1];

@@ -161,7 +161,7 @@ int guard_remove(const std::string& git, const GitCall& call, const fs::path& re
 {
     RemoveArgs ra = parse_remove(call.words);
     auto tree = ra.path.empty() ? std::nullopt : find_tree(repo, call.cwd, ra.path);
-    if (!tree || tree->is_main)
+    if (!tree || tree->is_main || tree->prunable)
         exec_git(git, args); // git refuses or reports it itself
     bool our_lock = tree->locked && tree->lock_reason == "git-guard" && settings.lock_worktrees;
     if (tree->locked && !our_lock && ra.force < 2)
@@ -169,14 +169,14 @@ int guard_remove(const std::string& git, const GitCall& call, const fs::path& re
     // Held across the exec below: git removes the tree while we still own its lock.
     PathLock lock(repo, tree->path.string(), settings.lock_timeout);
     auto fresh = find_tree(repo, call.cwd, ra.path);
-    if (!fresh)
+    if (!fresh || fresh->prunable)
         exec_git(git, args); // another process removed it while we waited
-    // Never predict git's refusal (DESIGN §0.2): save at every force level, a
-    // tree whose directory is gone included.
     Work work;
     work.path = fresh->path.string();
     try {
-        work = fresh->prunable ? inspect_admin(repo, *fresh, settings) : inspect_tree(*fresh, settings);
+        work = inspect_tree(*fresh, settings);
+        if (ra.force == 0 && work.git_sees_changes)
+            exec_git(git, args); // git refuses a dirty tree without --force
         if (auto saved = save_work(repo, work, fresh->path.filename().string(), settings, {.reason = "worktree remove"}))
             report_saved(*saved, fresh->path.string());
     } catch (const Error& e) {

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <fstream>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -40,11 +41,28 @@ void sweep_tmp(const fs::path& common)
 {
     // A killed save leaves its private index behind; an hour is far longer than any save.
     std::error_code ec;
-    auto cutoff = fs::file_time_type::clock::now() - std::chrono::hours(1);
+    auto now = fs::file_time_type::clock::now();
+    auto cutoff = now - std::chrono::hours(1);
+    fs::path mark = common / "guard" / "swept";
+    if (fs::exists(mark, ec) && fs::last_write_time(mark, ec) > cutoff)
+        return; // swept within the hour: nothing a killed save left is old enough yet
+    fs::create_directories(common / "guard", ec);
+    std::ofstream{mark};
+    fs::last_write_time(mark, now, ec);
     for (const auto& entry : fs::directory_iterator(common / "guard" / "tmp", ec)) {
         std::error_code e;
         if (fs::last_write_time(entry.path(), e) < cutoff && !e)
             fs::remove_all(entry.path(), e);
+    }
+    // git's own half-written objects (tmp_obj_*, left when a write fails on a full disk).
+    for (const auto& dir : fs::directory_iterator(common / "objects", ec)) {
+        if (dir.path().filename().string().size() != 2)
+            continue;
+        std::error_code e;
+        for (const auto& entry : fs::directory_iterator(dir.path(), e))
+            if (entry.path().filename().string().starts_with("tmp_obj_") &&
+                fs::last_write_time(entry.path(), e) < cutoff && !e)
+                fs::remove(entry.path(), e);
     }
 }
 

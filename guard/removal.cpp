@@ -68,6 +68,23 @@ std::vector<Saved> save_branch(const fs::path& common, const std::string& branch
     return saved;
 }
 
+// A tree names its own repository, so a removal works from any directory; a
+// husk (whose git would answer for the wrong repository) falls back to `start`.
+fs::path repository_of(const fs::path& tree, const fs::path& start)
+{
+    std::error_code ec;
+    if (fs::exists(tree / ".git", ec)) {
+        try {
+            Location where = locate(tree);
+            if (absolute_path(where.git_dir).parent_path() == absolute_path(where.common / "worktrees") ||
+                absolute_path(where.common) == absolute_path(tree / ".git"))
+                return where.common;
+        } catch (const Error&) {
+        }
+    }
+    return locate(start).common;
+}
+
 RemoveResult kept(const std::string& why)
 {
     RemoveResult r;
@@ -98,9 +115,9 @@ RemoveResult save_locked(const Worktree& tree, const Settings& settings)
 
 RemoveResult remove_tree(const fs::path& start, const fs::path& path, const RemoveOptions& options)
 {
-    fs::path common = locate(start).common;
-    Settings settings = read_settings(common);
     fs::path abs = absolute_path(path);
+    fs::path common = repository_of(abs, start);
+    Settings settings = read_settings(common);
     auto tree = find_worktree(common, abs);
     if (tree && tree->is_main)
         throw Error(abs.string() + " is the main worktree; git guard remove removes linked worktrees only");

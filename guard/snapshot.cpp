@@ -257,6 +257,8 @@ std::optional<Saved> save_husk(const fs::path& common, const fs::path& root, con
         if (tip.status == 0)
             w.head = first_line_of(tip.out);
     }
+    if (!w.root.empty())
+        return save_work(common, w, name, settings, options); // moved aside: its files are elsewhere
     std::error_code ec;
     if (!fs::exists(root, ec))
         return w.commits.empty() || !w.head ? std::nullopt : std::optional(save_existing(common, name, *w.head, options));

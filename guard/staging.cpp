@@ -176,8 +176,10 @@ Staged stage_checkout(const Git& git, const Work& w, const fs::path& common)
         if (c.kind == ChangeKind::ignored)
             kept.push_back(c.path);
     Git literal = g.with_env("GIT_LITERAL_PATHSPECS", "1");
-    feed(g, {"update-index", "-z", "--no-skip-worktree", "--no-assume-unchanged", "--stdin"}, w.hidden,
-         "unhide edited paths");
+    // One flag per call: update-index applies only the last of --no-skip-worktree
+    // and --no-assume-unchanged when both are given.
+    feed(g, {"update-index", "-z", "--no-skip-worktree", "--stdin"}, w.hidden, "unhide edited paths");
+    feed(g, {"update-index", "-z", "--no-assume-unchanged", "--stdin"}, w.hidden, "unhide edited paths");
     feed(literal, {"add", "--sparse", "--pathspec-from-file=-", "--pathspec-file-nul"}, w.hidden,
          "stage hidden edits");
     feed(literal, {"add", "-f", "--sparse", "--pathspec-from-file=-", "--pathspec-file-nul"}, kept,

@@ -40,7 +40,7 @@ git_real -C "$R" config status.showUntrackedFiles no
 printf 'untracked\n' >"$WT/u.txt"
 run_cmd git guard status --json "$WT"
 assert_contains "$OUT" '"verdict":"has_work"' "an untracked file read as clean under showUntrackedFiles=no: it would be destroyed"
-run_cmd git guard remove "$WT"
+run_cmd git -C "$R" guard remove "$WT"
 assert_eq 0 "$RC" "git guard remove failed: $ERR"
 assert_eq untracked "$(show "$R" "$(newest_save "$R" wt):u.txt")" "the untracked file was destroyed, not saved"
 
@@ -50,7 +50,7 @@ git_real -C "$WT" update-index --skip-worktree a.txt
 git_real -C "$WT" update-index --assume-unchanged b.txt
 printf 'edited behind skip-worktree\n' >"$WT/a.txt"
 printf 'edited behind assume-unchanged\n' >"$WT/b.txt"
-run_cmd git guard remove "$WT"
+run_cmd git -C "$R" guard remove "$WT"
 assert_eq 0 "$RC" "git guard remove failed: $ERR"
 REF=$(newest_save "$R" wt)
 assert_eq "edited behind skip-worktree" "$(show "$R" "$REF:a.txt")" "the skip-worktree edit was destroyed, not saved"
@@ -61,7 +61,7 @@ setup link
 commit_file "$R" .gitignore "cache/"
 git_real -C "$WT" merge -q main
 ln -s b.txt "$WT/cache"
-run_cmd git guard save "$WT"
+run_cmd git -C "$R" guard save "$WT"
 assert_eq 0 "$RC" "save failed: $ERR"
 REF=$(newest_save "$R" wt)
 assert_eq "120000" "$(git_real -C "$R" ls-tree "$REF" cache | cut -c1-6)" "the untracked symlink git reports was destroyed, not saved"
@@ -74,7 +74,7 @@ git_real -C "$R" commit -q -m "delete a.txt"
 git_real -C "$WT" merge -q main >/dev/null 2>&1
 rm -f "$WT/a.txt"
 printf 'more work\n' >"$WT/u.txt"
-run_cmd git guard save "$WT"
+run_cmd git -C "$R" guard save "$WT"
 assert_eq 0 "$RC" "a tree mid-conflict was not saved: $ERR"
 REF=$(newest_save "$R" wt)
 assert_eq "a.txt" "$(trailer "$R" "$REF" Stranded-Unmerged)" "the conflicted path is not named: the conflict was lost"
@@ -86,7 +86,7 @@ setup partial
 printf 'staged version\n' >"$WT/a.txt"
 git_real -C "$WT" add a.txt
 printf 'working version\n' >"$WT/a.txt"
-run_cmd git guard remove "$WT"
+run_cmd git -C "$R" guard remove "$WT"
 assert_eq 0 "$RC" "git guard remove failed: $ERR"
 REF=$(newest_save "$R" wt)
 INDEX=$(trailer "$R" "$REF" Stranded-Index)
@@ -98,7 +98,7 @@ section "a refs/worktree/* commit is work and stays reachable"
 setup perworktree
 C=$(git_real -C "$WT" commit-tree -p HEAD -m "held by refs/worktree/keep" "$(git_real -C "$WT" rev-parse HEAD^{tree})")
 git_real -C "$WT" update-ref refs/worktree/keep "$C"
-run_cmd git guard remove "$WT"
+run_cmd git -C "$R" guard remove "$WT"
 assert_eq 0 "$RC" "git guard remove failed: $ERR"
 git_real -C "$R" merge-base --is-ancestor "$C" "$(newest_save "$R" wt)" 2>/dev/null
 assert_eq 0 "$?" "the commit only refs/worktree/keep held was destroyed, not saved"

@@ -122,8 +122,12 @@ PublishedCheck::~PublishedCheck()
         fs::remove_all(m_scratch, ec);
 }
 
-std::vector<std::string> PublishedCheck::candidates(const std::string& branch) const
+std::vector<std::string> PublishedCheck::candidates(const std::string& branch)
 {
+    if (!m_listed) {
+        m_listed = true;
+        m_remotes = split(m_git.run({"for-each-ref", "--format=%(refname)", "refs/remotes/"}).out, '\n');
+    }
     std::vector<std::string> picked;
     if (!branch.empty()) {
         RunResult r = m_git.run({"for-each-ref", "--format=%(upstream)", "refs/heads/" + branch});
@@ -132,8 +136,7 @@ std::vector<std::string> PublishedCheck::candidates(const std::string& branch) c
             picked.push_back(up);
     }
     // refs/remotes/*/HEAD is symbolic: listed here by name, resolved by git.
-    RunResult remotes = m_git.run({"for-each-ref", "--format=%(refname)", "refs/remotes/"});
-    for (const auto& name : split(remotes.out, '\n')) {
+    for (const auto& name : m_remotes) {
         auto slash = name.find('/', 13);
         auto tail = slash == std::string::npos ? "" : name.substr(slash + 1);
         if (tail == "HEAD" || (!branch.empty() && tail == branch))
@@ -166,12 +169,14 @@ bool PublishedCheck::merges_cleanly(const std::string& tip, const std::string& u
         if (r.status != 0 || !alt)
             return false;
     }
+    if (m_empty_tree.empty())
+        m_empty_tree = m_git.empty_tree();
     Git scratch = Git(m_scratch).isolated().with_env("GIT_ATTR_NOSYSTEM", "1");
     RunResult base = m_git.run({"rev-parse", u + "^{commit}", u + "^{tree}"});
     auto ids = split(base.out, '\n');
     if (base.status != 0 || ids.size() != 2)
         return false;
-    RunResult r = scratch.run({"-c", "core.attributesFile=/dev/null", "-c", "attr.tree=" + m_git.empty_tree(),
+    RunResult r = scratch.run({"-c", "core.attributesFile=/dev/null", "-c", "attr.tree=" + m_empty_tree,
                                "merge-tree", "--write-tree", ids[0], tip});
     std::string tree = r.out.substr(0, r.out.find('\n'));
     spdlog::debug("published check: {} into {}: exit {} tree {}", tip, u, r.status, tree);

@@ -50,10 +50,13 @@ public:
     bool operator()(const std::string& tip, const std::string& branch);
 
 private:
-    std::vector<std::string> candidates(const std::string& branch) const;
+    std::vector<std::string> candidates(const std::string& branch);
     bool merges_cleanly(const std::string& tip, const std::string& u);
     Git m_git;
     std::vector<std::string> m_bases;
+    std::vector<std::string> m_remotes;  // refs/remotes/*, listed once
+    std::string m_empty_tree;
+    bool m_listed = false;
     std::filesystem::path m_scratch; // an attribute-free repository borrowing our objects
 };
 

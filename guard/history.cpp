@@ -127,14 +127,14 @@ std::vector<std::string> PublishedCheck::candidates(const std::string& branch)
     if (!m_listed) {
         m_listed = true;
         m_remotes = split(m_git.run({"for-each-ref", "--format=%(refname)", "refs/remotes/"}).out, '\n');
+        RunResult ups = m_git.run({"for-each-ref", "--format=%(refname:lstrip=2) %(upstream)", "refs/heads/"});
+        for (const auto& line : split(ups.out, '\n'))
+            if (auto sp = line.rfind(' '); sp != std::string::npos && sp + 1 < line.size())
+                m_upstreams[line.substr(0, sp)] = line.substr(sp + 1);
     }
     std::vector<std::string> picked;
-    if (!branch.empty()) {
-        RunResult r = m_git.run({"for-each-ref", "--format=%(upstream)", "refs/heads/" + branch});
-        std::string up = r.out.substr(0, r.out.find('\n'));
-        if (r.status == 0 && !up.empty())
-            picked.push_back(up);
-    }
+    if (auto up = m_upstreams.find(branch); !branch.empty() && up != m_upstreams.end())
+        picked.push_back(up->second);
     // refs/remotes/*/HEAD is symbolic: listed here by name, resolved by git.
     for (const auto& name : m_remotes) {
         auto slash = name.find('/', 13);

@@ -55,6 +55,7 @@ private:
     Git m_git;
     std::vector<std::string> m_bases;
     std::vector<std::string> m_remotes;  // refs/remotes/*, listed once
+    std::map<std::string, std::string> m_upstreams; // branch -> its upstream, listed once
     std::string m_empty_tree;
     bool m_listed = false;
     std::filesystem::path m_scratch; // an attribute-free repository borrowing our objects

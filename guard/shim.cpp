@@ -161,7 +161,10 @@ int guard_remove(const std::string& git, const GitCall& call, const fs::path& re
 {
     RemoveArgs ra = parse_remove(call.words);
     auto tree = ra.path.empty() ? std::nullopt : find_tree(repo, call.cwd, ra.path);
-    if (!tree || tree->is_main || tree->prunable)
+    // A prunable tree is locked too: one whose directory another remover's git has just
+    // deleted is still listed, and git would "remove" it again and exit 0 beside that
+    // remover (the two-racers-exit-0 flake of e2e_concurrency).
+    if (!tree || tree->is_main)
         exec_git(git, args); // git refuses or reports it itself
     bool our_lock = tree->locked && tree->lock_reason == "git-guard" && settings.lock_worktrees;
     if (tree->locked && !our_lock && ra.force < 2)

@@ -89,7 +89,7 @@ void verify(const Git& git, const Saved& s)
 std::string diffstat(const Git& git, const std::string& base, const std::string& tree)
 {
     std::string from = base.empty() ? git.empty_tree() : base;
-    RunResult r = git.run({"diff", "--no-ext-diff", "--no-textconv", "--shortstat", from, tree});
+    RunResult r = git.run({"diff", "--no-ext-diff", "--no-textconv", "--no-renames", "--shortstat", from, tree});
     std::string text = first_line_of(r.out);
     while (!text.empty() && text.front() == ' ')
         text.erase(0, 1);

@@ -215,6 +215,26 @@ REF=$(newest_save "$R" lt)
 git_real -C "$R" merge-base --is-ancestor "$C" "$REF" 2>/dev/null
 assert_eq 0 "$?" "the submodule commit made inside the linked tree was destroyed, not saved"
 
+section "a plain branch stranded/<tree> blocking the name: the save picks another name"
+setup blocked
+git_real -C "$R" branch stranded/wt
+printf 'blocked work\n' >"$WT/u.txt"
+run_cmd git -C "$R" guard save "$WT"
+assert_eq 0 "$RC" "a branch named stranded/wt made the save fail: $ERR"
+assert_eq "blocked work" "$(show "$R" "$(newest_save "$R" wt-2):u.txt")" "the work is not under stranded/wt-2/: it was lost"
+assert_eq "$(git_real -C "$R" rev-parse main)" "$(git_real -C "$R" rev-parse stranded/wt)" "the blocking branch was moved"
+
+section "a killed save's leftovers are swept by the next save"
+setup swept
+mkdir -p "$R/.git/guard/tmp"
+: >"$R/.git/guard/tmp/index-99999-killed"
+mkdir -p "$R/.git/guard/tmp/merge-killed"
+touch -d '2 hours ago' "$R/.git/guard/tmp/index-99999-killed" "$R/.git/guard/tmp/merge-killed"
+printf 'x\n' >"$WT/u.txt"
+run_cmd git -C "$R" guard save "$WT"
+assert_eq 0 "$RC" "save failed: $ERR"
+assert_eq "" "$(ls -A "$R/.git/guard/tmp")" "a killed save's private index or scratch repository was left behind"
+
 section "branch -D of a branch whose tip object is missing is let through with a note"
 setup ghost
 install_hook "$R"

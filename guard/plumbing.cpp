@@ -3,8 +3,16 @@
 #include "guard/error.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <fcntl.h>
+#include <map>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <cstdlib>
 #include <fstream>
+
+extern char** environ;
 
 namespace fs = std::filesystem;
 
@@ -98,7 +106,7 @@ Git Git::with_env(const std::string& name, const std::string& value) const
 
 fs::path Git::index() const { return m_index.empty() ? m_git_dir / "index" : m_index; }
 
-RunResult Git::run(const std::vector<std::string>& args, const std::string& input) const
+std::vector<std::string> Git::command(const std::vector<std::string>& args, RunOptions& options) const
 {
     std::vector<std::string> argv;
     std::vector<std::string> drop;
@@ -123,15 +131,114 @@ RunResult Git::run(const std::vector<std::string>& args, const std::string& inpu
     argv.insert(argv.end(), {"--no-optional-locks", "-c", "core.quotePath=false", "-c",
                              "core.hooksPath=/dev/null", "-c", "core.splitIndex=false"});
     argv.insert(argv.end(), args.begin(), args.end());
-    RunOptions options;
-    options.input = input;
     options.cwd = m_work_tree.empty() ? m_git_dir.string() : m_work_tree.string();
     options.env = {{"GIT_INDEX_FILE", index().string()},
                    {"GIT_COMMON_DIR", m_common.string()},
                    {"GIT_TERMINAL_PROMPT", "0"},
                    {"GIT_OPTIONAL_LOCKS", "0"}};
     options.env.insert(options.env.end(), m_env.begin(), m_env.end());
+    return argv;
+}
+
+RunResult Git::run(const std::vector<std::string>& args, const std::string& input) const
+{
+    RunOptions options;
+    options.input = input;
+    std::vector<std::string> argv = command(args, options);
     return guard::run(argv, options);
+}
+
+namespace {
+
+std::string drain(int fd)
+{
+    std::string text;
+    if (fd < 0)
+        return text;
+    ::lseek(fd, 0, SEEK_SET);
+    char chunk[65536];
+    ssize_t n;
+    while ((n = ::read(fd, chunk, sizeof chunk)) > 0)
+        text.append(chunk, static_cast<size_t>(n));
+    ::close(fd);
+    return text;
+}
+
+} // namespace
+
+// posix_spawn, not fork: the environment and the working directory are handed to
+// the child whole, so nothing runs between fork and exec.
+Git::Job Git::start(const std::vector<std::string>& args) const
+{
+    RunOptions options;
+    std::vector<std::string> argv = command(args, options);
+    std::map<std::string, std::string> env;
+    for (char** e = environ; *e; ++e) {
+        std::string entry = *e;
+        auto eq = entry.find('=');
+        if (eq != std::string::npos)
+            env[entry.substr(0, eq)] = entry.substr(eq + 1);
+    }
+    for (const auto& [key, value] : options.env)
+        env[key] = value;
+    std::vector<std::string> flat;
+    for (const auto& [key, value] : env)
+        flat.push_back(key + "=" + value);
+    std::vector<char*> envp, cargv;
+    for (auto& e : flat)
+        envp.push_back(e.data());
+    envp.push_back(nullptr);
+    for (auto& a : argv)
+        cargv.push_back(a.data());
+    cargv.push_back(nullptr);
+    Job job;
+    job.m_out = ::open("/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    job.m_err = ::open("/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    if (job.m_out >= 0)
+        posix_spawn_file_actions_adddup2(&actions, job.m_out, 1);
+    if (job.m_err >= 0)
+        posix_spawn_file_actions_adddup2(&actions, job.m_err, 2);
+    posix_spawn_file_actions_addchdir_np(&actions, options.cwd.c_str());
+    pid_t pid = -1;
+    int rc = ::posix_spawnp(&pid, cargv[0], &actions, nullptr, cargv.data(), envp.data());
+    posix_spawn_file_actions_destroy(&actions);
+    job.m_pid = rc == 0 ? pid : -1;
+    return job;
+}
+
+Git::Job::Job(Job&& other) noexcept : m_pid(other.m_pid), m_out(other.m_out), m_err(other.m_err)
+{
+    other.m_pid = other.m_out = other.m_err = -1;
+}
+
+Git::Job::~Job()
+{
+    if (m_pid > 0)
+        wait();
+    for (int fd : {m_out, m_err})
+        if (fd >= 0)
+            ::close(fd);
+}
+
+RunResult Git::Job::wait()
+{
+    RunResult result;
+    if (m_pid <= 0) {
+        result.err = "git could not be started";
+        return result;
+    }
+    int status = 0;
+    while (::waitpid(m_pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    m_pid = -1;
+    result.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    result.out = drain(m_out);
+    result.err = drain(m_err);
+    m_out = m_err = -1;
+    return result;
 }
 
 std::string Git::out(const std::vector<std::string>& args, const std::string& what,

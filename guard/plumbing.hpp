@@ -27,6 +27,26 @@ public:
     Git with_env(const std::string& name, const std::string& value) const;
 
     RunResult run(const std::vector<std::string>& args, const std::string& input = "") const;
+
+    // A git started in the background (no input), its output gathered in
+    // anonymous files, so one inspection can overlap two of git's walks.
+    class Job {
+    public:
+        Job() = default;
+        Job(Job&& other) noexcept;
+        Job& operator=(Job&&) = delete;
+        Job(const Job&) = delete;
+        Job& operator=(const Job&) = delete;
+        ~Job();
+        RunResult wait(); // once; later calls return an empty failure
+
+    private:
+        friend class Git;
+        int m_pid = -1;
+        int m_out = -1;
+        int m_err = -1;
+    };
+    Job start(const std::vector<std::string>& args) const;
     // Standard output; throws Error naming `what` and git's message on failure.
     std::string out(const std::vector<std::string>& args, const std::string& what,
                     const std::string& input = "") const;
@@ -42,6 +62,7 @@ public:
     std::string empty_tree() const;
 
 private:
+    std::vector<std::string> command(const std::vector<std::string>& args, RunOptions& options) const;
     std::filesystem::path m_git_dir;
     std::filesystem::path m_common;
     std::filesystem::path m_work_tree;

@@ -178,37 +178,43 @@ void parse_status(const std::string& out, const fs::path& root, const Filters& f
 
 // Skip-worktree and assume-unchanged entries whose working file differs from the
 // index: status hides them, so git itself hashes the file (with its filters).
-void find_hidden(const Git& git, const fs::path& root, const Filters& f, Work& w)
+void find_hidden(const Git& git, const fs::path& root, const Filters& f, Work& w, const RunResult& r)
 {
-    RunResult r = git.run({"ls-files", "-v", "-s", "-z"});
     if (r.status != 0)
         throw Error("list the index of " + root.string() + ": " + r.err);
     std::vector<std::pair<std::string, std::string>> suspects; // path, index id
     std::error_code ec;
-    for (const auto& rec : split(r.out)) {
-        // "<tag> <mode> <oid> <stage>\t<path>"
-        auto tab = rec.find('\t');
-        if (tab == std::string::npos || rec.size() < 2)
+    // "<tag> <mode> <oid> <stage>\t<path>\0", scanned in place: most entries are a
+    // plain 'H' that is no gitlink, and a 100,000-entry index must cost no copies.
+    std::string_view all = r.out;
+    for (size_t at = 0, end; at < all.size(); at = end + 1) {
+        end = all.find('\0', at);
+        if (end == std::string_view::npos)
+            end = all.size();
+        std::string_view rec = all.substr(at, end - at);
+        if (rec.size() < 10)
             continue;
-        std::string path = rec.substr(tab + 1);
-        auto fields = split(rec.substr(2, tab - 2), ' ');
+        char tag = rec[0];
+        bool gitlink = rec.substr(2, 6) == "160000";
+        bool hidden = tag == 'S' || (tag >= 'a' && tag <= 'z');
+        if (!gitlink && !hidden)
+            continue;
+        auto tab = rec.find('\t');
+        if (tab == std::string_view::npos)
+            continue;
+        std::string path(rec.substr(tab + 1));
+        auto fields = split(std::string(rec.substr(2, tab - 2)), ' ');
         if (fields.size() != 3)
             continue;
-        if (fields[0] == "160000") {
+        if (gitlink) {
             if (fs::is_directory(root / path / ".git", ec) && !f.exclude.match(path) &&
                 std::find(w.nested.begin(), w.nested.end(), path) == w.nested.end())
                 w.nested.push_back(path); // an embedded repository dies with the tree
             continue;
         }
-        char tag = rec[0];
-        bool hidden = tag == 'S' || (tag >= 'a' && tag <= 'z');
-        if (!hidden || fields[2] != "0" || !fs::exists(fs::symlink_status(root / path, ec)))
+        if (fields[2] != "0" || !fs::exists(fs::symlink_status(root / path, ec)))
             continue; // a sparse entry left off disk is no edit
-        if (fields[0] == "120000") {
-            suspects.emplace_back(path, ""); // a link: always saved as found
-            continue;
-        }
-        suspects.emplace_back(path, fields[1]);
+        suspects.emplace_back(path, fields[0] == "120000" ? "" : fields[1]); // a link: always saved
     }
     if (suspects.empty())
         return;
@@ -254,8 +260,10 @@ Work inspect_checkout(const fs::path& git_dir, const fs::path& root, const Setti
     if (!f.keep_ignored.empty())
         args.push_back("--ignored=traditional");
     try {
+        // The index listing runs beside status: both only read.
+        Git::Job listing = git.start({"ls-files", "-v", "-s", "-z"});
         parse_status(git.out(args, "read the status of " + root.string()), root, f, w);
-        find_hidden(git, root, f, w);
+        find_hidden(git, root, f, w, listing.wait());
     } catch (const Error& e) {
         // Fail closed: what git cannot tell us is saved whole.
         spdlog::warn("{}", e.what());

@@ -36,7 +36,7 @@ std::string shell_quote(const std::string& text)
 
 std::string describe(const Saved& s)
 {
-    std::string ref = s.ref.substr(11);
+    std::string ref = short_ref(s.ref);
     std::string q = shell_quote(ref);
     std::string text = "  " + s.diffstat + "\n  inspect: git show --stat " + q + "\n";
     if (s.made_commit && !s.base.empty()) {

@@ -983,4 +983,18 @@ BOOST_AUTO_TEST_CASE(a_save_happens_under_the_trees_lock)
     BOOST_TEST(result.saved.has_value(), "once the lock was released the work was not saved");
 }
 
+BOOST_AUTO_TEST_CASE(save_existing_points_a_new_ref_under_the_given_prefix)
+{
+    TempRepo repo;
+    std::string head = rev(repo.path(), "HEAD");
+    auto saved = guard::save_existing(repo.path() / ".git", "in/place", head,
+                                      {.reason = "reset --hard", .ref_prefix = "refs/stranded"});
+    BOOST_TEST(saved.ref.starts_with("refs/stranded/in/place/"), "the save is not under refs/stranded: " << saved.ref);
+    BOOST_TEST(rev(repo.path(), saved.ref) == head, "the save does not hold the commit");
+    BOOST_TEST(!saved.made_commit);
+    auto again = guard::save_existing(repo.path() / ".git", "in/place", head, {.ref_prefix = "refs/stranded"});
+    BOOST_TEST(again.ref != saved.ref, "a second save overwrote the first");
+    BOOST_CHECK_THROW(guard::save_existing(repo.path() / ".git", "x", std::string(40, '1'), {}), guard::Error);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

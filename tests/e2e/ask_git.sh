@@ -172,6 +172,25 @@ assert_eq "uncommitted, moved aside" "$(show "$R" "$REF:u.txt")" "the moved tree
 git_real -C "$R" merge-base --is-ancestor "$C" "$REF" 2>/dev/null
 assert_eq 0 "$?" "the moved tree's commit was destroyed by the prune, not saved"
 
+section "git worktree prune (through the shim) of a tree moved aside saves its files and commits"
+setup pruned
+git_real -C "$WT" checkout -q --detach
+commit_file "$WT" p.txt "committed before the move"
+C=$(git_real -C "$WT" rev-parse HEAD)
+printf 'uncommitted, then pruned\n' >"$WT/u.txt"
+mv "$WT" "$WT.moved"
+shim_on
+run_cmd git -C "$R" worktree prune
+shim_off
+PATH=$GUARD_BIN_DIR:$PATH
+hash -r
+assert_eq 0 "$RC" "git worktree prune failed: $ERR"
+assert_eq "" "$(git_real -C "$R" worktree list --porcelain | grep -F "$WT")" "the tree was not pruned"
+REF=$(newest_save "$R" wt)
+assert_eq "uncommitted, then pruned" "$(show "$R" "$REF:u.txt")" "the moved tree's uncommitted file was lost to the prune"
+git_real -C "$R" merge-base --is-ancestor "$C" "$REF" 2>/dev/null
+assert_eq 0 "$?" "the moved tree's commit was lost to the prune"
+
 section "sparse index and split index: dirty saved, clean removed"
 for kind in sparse split; do
     setup "$kind"

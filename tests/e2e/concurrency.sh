@@ -152,6 +152,33 @@ done
 assert_eq 0 "$lost" "many: a tree's untracked file was destroyed unsaved, or a tree was not removed"
 assert_eq 0 "$twice" "many: a tree was saved twice"
 
+section "32 git worktree remove --force (through the shim) over 16 trees"
+pids=()
+for t in $(seq 1 16); do
+    git_real -C "$REPO" worktree add -q -b "shim-many-$t" "$TEST_ROOT/shim-many-$t"
+    printf 'shim work of tree %d\n' "$t" >"$TEST_ROOT/shim-many-$t/u.txt"
+done
+mkdir -p "$TEST_ROOT/race/shim-many"
+for n in $(seq 1 32); do
+    t=$(((n - 1) % 16 + 1))
+    (cd "$REPO" && timeout 120 git worktree remove --force "$TEST_ROOT/shim-many-$t" >"$TEST_ROOT/race/shim-many/$n.out" 2>"$TEST_ROOT/race/shim-many/$n.err"
+     echo $? >"$TEST_ROOT/race/shim-many/$n.rc") &
+    pids+=($!)
+done
+wait "${pids[@]}"
+assert_eq 16 "$(cat "$TEST_ROOT/race/shim-many"/*.rc | grep -cx 0)" "shim-many: not exactly one remover per tree succeeded (exit codes: $(cat "$TEST_ROOT/race/shim-many"/*.rc | sort | uniq -c | tr '\n' ' '))"
+assert_eq 16 "$(cat "$TEST_ROOT/race/shim-many"/*.rc | grep -cx 128)" "shim-many: the second remover of a tree did not get git's own 128"
+assert_eq "" "$(cat "$TEST_ROOT/race/shim-many"/*.err | grep -v '^fatal: \|^git-guard: saved ')" "shim-many: a remover printed something other than git's fatal or the save"
+lost=0 twice=0
+for t in $(seq 1 16); do
+    refs=$(git_real -C "$REPO" for-each-ref --format='%(refname)' "refs/heads/stranded/shim-many-$t/")
+    [ "$(count "$refs")" -gt 1 ] && twice=$((twice + 1))
+    [ "$(git_real -C "$REPO" show "$(printf '%s\n' "$refs" | head -1):u.txt" 2>/dev/null)" = "shim work of tree $t" ] || lost=$((lost + 1))
+    [ -e "$TEST_ROOT/shim-many-$t" ] && lost=$((lost + 100))
+done
+assert_eq 0 "$lost" "shim-many: a tree's untracked file was destroyed unsaved, or a tree was not removed"
+assert_eq 0 "$twice" "shim-many: a tree was saved twice"
+
 section "a writer appending during the removal: the save holds every line from before, the removal proceeds"
 git_real -C "$REPO" worktree add -q -b writer "$TEST_ROOT/writer"
 seq 1 2000 | sed 's/^/line /' >"$TEST_ROOT/writer/log.txt"

@@ -14,6 +14,9 @@ std::string summary(const Work& w)
     std::string text;
     for (const auto& [kind, n] : counts)
         text += (text.empty() ? "" : ", ") + std::to_string(n) + " " + kind;
+    if (!w.nested.empty())
+        text += (text.empty() ? "" : ", ") + std::to_string(w.nested.size()) +
+                " nested repositor" + (w.nested.size() == 1 ? "y" : "ies") + " saved whole";
     if (!w.commits.empty())
         text += (text.empty() ? "" : "; ") + std::to_string(w.commits.size()) +
                 " commit(s) on no other ref";

@@ -172,12 +172,13 @@ int guard_remove(const std::string& git, const GitCall& call, const fs::path& re
     // Held across the exec below: git removes the tree while we still own its lock.
     PathLock lock(repo, tree->path.string(), settings.lock_timeout);
     auto fresh = find_tree(repo, call.cwd, ra.path);
-    if (!fresh || fresh->prunable)
+    if (!fresh)
         exec_git(git, args); // another process removed it while we waited
     Work work;
     work.path = fresh->path.string();
     try {
-        work = inspect_tree(*fresh, settings);
+        // A tree whose directory is gone still has commits in its admin entry.
+        work = fresh->prunable ? inspect_admin(repo, *fresh, settings) : inspect_tree(*fresh, settings);
         if (ra.force == 0 && work.git_sees_changes)
             exec_git(git, args); // git refuses a dirty tree without --force
         if (auto saved = save_work(repo, work, fresh->path.filename().string(), settings, {.reason = "worktree remove"}))

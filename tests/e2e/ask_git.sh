@@ -158,6 +158,20 @@ run_cmd git -C "$R" guard remove "$WT"
 assert_eq 0 "$RC" "git guard remove of a deleted tree failed: $ERR"
 assert_eq "$C" "$(git_real -C "$R" rev-parse "$(newest_save "$R" wt)" 2>&1)" "the deleted tree's commit was destroyed, not saved"
 
+section "git worktree remove (through the shim) of a tree whose directory is gone saves its commits"
+setup gone-shim
+git_real -C "$WT" checkout -q --detach
+commit_file "$WT" g.txt "committed, then the directory was deleted"
+C=$(git_real -C "$WT" rev-parse HEAD)
+rm -rf "$WT"
+shim_on
+run_cmd git -C "$R" worktree remove "$WT"
+shim_off
+PATH=$GUARD_BIN_DIR:$PATH
+hash -r
+assert_eq "" "$(git_real -C "$R" worktree list --porcelain | grep -F "$WT")" "the deleted tree is still registered"
+assert_eq "$C" "$(git_real -C "$R" rev-parse "$(newest_save "$R" wt)" 2>&1)" "the deleted tree's commit was destroyed by git worktree remove, not saved"
+
 section "a tree moved aside before a prune: its commits and its files are saved"
 setup moved
 git_real -C "$WT" checkout -q --detach

@@ -75,6 +75,12 @@ Work inspect_admin(const std::filesystem::path& common, const Worktree& tree,
 Work inspect_branch(const std::filesystem::path& common, const std::string& branch,
                     const std::string& tip, const Settings& settings, const Pending& pending = {});
 
+class Git;
+
+// HEAD, its branch and the branch's tip (also mid-rebase or bisect), read
+// through the git dir `git` names, into `work`.
+void read_head(const Git& git, Work& work);
+
 // The git dir that `dir`'s `.git` (a directory, or a `gitdir:` file) names, or "".
 std::filesystem::path git_dir_of(const std::filesystem::path& dir);
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# git-guard's status and save against git's own commands (issue 2, "Speed"), each
+# git-guard's status and save against git's own commands (issues 2 and 7, "Speed"), each
 # comparison side by side in one hyperfine run, on the repository of make_repo.sh
 # (100,000 files; 1,000 modified, 100 deleted, 1,000 untracked, 10,000 ignored):
 #   status        git-guard status TREE    vs  git --no-optional-locks status --porcelain -uall
+#                 (also with core.untrackedCache=true, the cache written by one plain status)
 #   save, first   git-guard save TREE      vs  the private-index recipe, and git stash create
 #   save, repeat  the same, nothing new on disk since the last save
 #   small save    the same in a repository of 10 files with one modified
@@ -116,6 +117,15 @@ bench status --warmup 1 --runs "$runs" \
 remember "git status --porcelain -uall" "$git_status"
 remember "git-guard status" "$(q "$guard") status $(q "$repo")"
 
+# The same with the untracked cache on, written into the index by one plain status.
+"$real_git" -C "$repo" config core.untrackedCache true
+"$real_git" -C "$repo" status --porcelain -uall >/dev/null
+bench status-uc --warmup 1 --runs "$runs" \
+    -n "git status --porcelain -uall" "$git_status" \
+    -n "git-guard status" "$(q "$guard") status $(q "$repo")"
+"$real_git" -C "$repo" config --unset core.untrackedCache
+"$real_git" -C "$repo" update-index --no-untracked-cache
+
 # First save: no stranded branch and none of the new blobs in the object store, so
 # every command hashes and writes all 2,000 changed files.
 cold="$(drop_stranded "$repo"); $(prune "$repo")"
@@ -171,6 +181,7 @@ work, repeat_refs, runs = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 # (file, title, baseline, goal)
 tables = [
     ("status", "status, 100,000 files", "git status --porcelain -uall", 1.0),
+    ("status-uc", "status, core.untrackedCache=true", "git status --porcelain -uall", 1.0),
     ("save-first", "save, first (new blobs)", "recipe (private index)", 1.0),
     ("save-repeat", "save, repeat (nothing new on disk)", "recipe, repeat", 1.0),
     ("save-small", "save, 10 files, 1 modified", "recipe, small", 1.0),

@@ -82,7 +82,7 @@ JsonObject work_json(const Work& w)
     JsonObject o;
     w.path.empty() ? o.add_null("path") : o.add("path", w.path);
     w.branch.empty() ? o.add_null("branch") : o.add("branch", w.branch);
-    w.head ? o.add("head", to_hex(*w.head)) : o.add_null("head");
+    w.head ? o.add("head", *w.head) : o.add_null("head");
     o.add("verdict", to_string(w.verdict));
     w.reason.empty() ? o.add_null("reason") : o.add("reason", w.reason);
     std::vector<std::string> changes, excluded;
@@ -98,7 +98,7 @@ JsonObject work_json(const Work& w)
 
 void add_saved(JsonObject& o, const Saved& s)
 {
-    o.add("stranded", s.ref).add("commit", to_hex(s.commit)).add("diffstat", s.diffstat);
+    o.add("stranded", s.ref).add("commit", s.commit).add("diffstat", s.diffstat);
 }
 
 void print_paths(const char* label, const std::vector<std::string>& paths)
@@ -402,7 +402,7 @@ int run_cli(const std::vector<std::string>& args)
         if (c.needs_repo) {
             libgit2.emplace();
             try {
-                init_log(common_dir(open_repository(inv.cwd).get()), inv.verbose);
+                init_log(locate(inv.cwd).common, inv.verbose);
             } catch (const Error&) {
                 // The command itself reports a missing or unsupported repository.
                 init_log({}, inv.verbose);

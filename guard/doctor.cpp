@@ -247,8 +247,7 @@ std::string tree_state(const Worktree& tree, const Settings& settings)
         return "prunable: its directory or .git is gone ('git guard remove' salvages it)";
     std::string lock = tree.locked ? ", locked (" + first_line(tree.lock_reason) + ")" : "";
     try {
-        auto repo = open_worktree(tree);
-        auto work = inspect_tree(repo.get(), tree, settings);
+        auto work = inspect_tree(tree, settings);
         std::string branch = work.branch.empty() ? "detached" : work.branch;
         if (work.verdict == Verdict::cannot_save)
             return branch + ", cannot be saved: " + work.reason + lock;

@@ -3,7 +3,9 @@
 // and runs a chained user hook itself.
 #include "guard/hook.hpp"
 
+#include "guard/history.hpp"
 #include "guard/lock.hpp"
+#include "guard/plumbing.hpp"
 #include "guard/log.hpp"
 #include "guard/repo.hpp"
 #include "guard/report.hpp"
@@ -30,11 +32,6 @@ struct Update {
     std::string new_value;
     std::string ref;
 };
-
-bool is_oid(const std::string& value)
-{
-    return value.size() == GIT_OID_HEXSZ && value.find_first_not_of("0123456789abcdef") == std::string::npos;
-}
 
 bool is_zero(const std::string& value)
 {
@@ -110,7 +107,7 @@ bool runs_branch_move(const std::vector<std::string>& argv, const std::string& r
 // parked the old name's reflog at logs/refs/.tmp-renamed-log for the rename's
 // duration (a stale one, left by a crash, still lies next to the ref's own reflog
 // or ends at another tip); without a reflog, git's command line says it.
-bool is_rename(const fs::path& common, const std::string& ref, const git_oid& tip)
+bool is_rename(const fs::path& common, const std::string& ref, const std::string& tip)
 {
     std::error_code ec;
     std::ifstream parked(common / "logs" / "refs" / ".tmp-renamed-log");
@@ -118,42 +115,40 @@ bool is_rename(const fs::path& common, const std::string& ref, const git_oid& ti
     while (std::getline(parked, line))
         if (!line.empty())
             last = line;
-    if (last.size() > 2 * GIT_OID_HEXSZ && !fs::exists(common / "logs" / ref, ec) &&
-        last.substr(GIT_OID_HEXSZ + 1, GIT_OID_HEXSZ) == to_hex(tip))
+    if (last.size() > 2 * tip.size() && !fs::exists(common / "logs" / ref, ec) &&
+        last.substr(tip.size() + 1, tip.size()) == tip)
         return true;
     return runs_branch_move(git_command_line(), ref);
 }
 
-Pending pending_of(const std::vector<Update>& updates)
+RefTransaction transaction_of(const std::vector<Update>& updates)
 {
-    Pending p;
+    RefTransaction tx;
     for (const auto& u : updates) {
-        if (is_zero(u.new_value))
-            p.deleted.push_back(u.ref);
-        else if (is_oid(u.new_value))
-            p.created.push_back(parse_oid(u.new_value));
+        if (!is_zero(u.new_value)) {
+            if (is_oid(u.new_value))
+                tx.written.push_back(u.new_value);
+        } else if (u.ref.starts_with("refs/heads/") && is_oid(u.old_value)) {
+            tx.deletions.push_back({u.ref, is_zero(u.old_value) ? "" : u.old_value});
+        } else {
+            tx.other_deleted.push_back(u.ref);
+        }
     }
-    return p;
+    return tx;
 }
 
 // Saves one deleted branch's work. Returns false when the deletion must be refused.
-bool guard_deletion(git_repository* repo, const Settings& settings, const Update& u,
-                    const Pending& pending)
+bool guard_deletion(const fs::path& common, const BranchVerdict& v)
 {
-    std::string branch = u.ref.substr(11);
-    git_oid tip;
-    if (is_oid(u.old_value) && !is_zero(u.old_value)) {
-        tip = parse_oid(u.old_value);
-    } else if (git_reference_name_to_id(&tip, repo, u.ref.c_str()) < 0) {
-        git_error_clear();
-        return true; // nothing there to lose
-    }
-    if (is_rename(common_dir(repo), u.ref, tip))
+    std::string branch = v.deletion.ref.substr(11);
+    if (!v.note.empty())
+        std::fprintf(stderr, "git-guard: note: %s\n", v.note.c_str());
+    if (v.commits.empty())
         return true;
-    PathLock lock(common_dir(repo), u.ref, settings.lock_timeout);
-    Work work = inspect_branch(repo, branch, tip, settings, pending);
-    if (work.verdict != Verdict::has_work)
-        return true;
+    Work work;
+    work.branch = branch;
+    work.head = v.deletion.old_oid;
+    work.commits = v.commits;
     if (branch.starts_with("stranded/")) {
         std::fprintf(stderr,
                      "git-guard: refusing to delete %s: it holds %zu commit(s) found on no other ref.\n"
@@ -163,9 +158,9 @@ bool guard_deletion(git_repository* repo, const Settings& settings, const Update
         return false;
     }
     try {
-        Saved s = save_tip(repo, branch, tip, {.reason = "branch delete"});
+        Saved s = save_existing(common, branch, v.deletion.old_oid, {.reason = "branch delete"});
         std::fprintf(stderr, "git-guard: saved branch %s to %s (git show --stat %s)\n", branch.c_str(),
-                     s.ref.substr(11).c_str(), shell_quote(s.ref.substr(11)).c_str());
+                     short_ref(s.ref).c_str(), shell_quote(short_ref(s.ref)).c_str());
     } catch (const Error& e) {
         std::fprintf(stderr, "git-guard: %s", refusal_message(work, e.what(), "delete").c_str());
         return false;
@@ -187,23 +182,31 @@ int run_hook(const std::vector<std::string>& args)
     if (args.size() < 2 || args[0] != "reference-transaction" || args[1] != "prepared")
         return 0;
     auto updates = parse_updates(std::cin);
-    Pending pending = pending_of(updates);
     bool deletes_branch = false;
     for (const auto& u : updates)
         deletes_branch = deletes_branch || (is_zero(u.new_value) && u.ref.starts_with("refs/heads/"));
     if (!deletes_branch)
         return 0;
     try {
-        LibGit2 libgit2;
-        Repository repo = open_repository(repository_start());
-        Settings settings = read_settings(repo.get());
+        Location where = locate(repository_start());
+        Settings settings = read_settings(where.common);
         if (!settings.enabled)
             return 0;
-        init_log(common_dir(repo.get()), false);
+        init_log(where.common, false);
+        RefTransaction tx = transaction_of(updates);
+        for (auto& d : tx.deletions)
+            if (d.old_oid.empty()) // no old value given: the ref as it is now
+                d.old_oid = first_line_of(Git(where.common).run({"rev-parse", "-q", "--verify", d.ref}).out);
+        std::erase_if(tx.deletions, [](const Deletion& d) { return d.old_oid.empty(); });
+        // Renames (2.39 shows only the old name's deletion) are not deletions.
+        std::erase_if(tx.deletions, [&](const Deletion& d) { return is_rename(where.common, d.ref, d.old_oid); });
+        std::vector<PathLock> locks;
+        for (const auto& d : tx.deletions)
+            locks.emplace_back(where.common, d.ref, settings.lock_timeout);
+        auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
         bool ok = true;
-        for (const auto& u : updates)
-            if (is_zero(u.new_value) && u.ref.starts_with("refs/heads/"))
-                ok = guard_deletion(repo.get(), settings, u, pending) && ok;
+        for (const auto& v : judge_deletions(where.git_dir, tx, settings, deadline))
+            ok = guard_deletion(where.common, v) && ok;
         return ok ? 0 : 1;
     } catch (const std::exception& e) {
         // A deletion whose safety cannot be established is refused.

@@ -228,7 +228,7 @@ std::optional<Saved> save_destroyed(const GitCall& call, const Place& place, con
     if (index_trailer.empty())
         index_record = index;
     if (auto ref = equal_save(repo, place, worktree, d.head, index_record)) {
-        Saved s{*ref, {}, worktree, d.head, "already saved", false, true};
+        Saved s{*ref, {}, to_hex(worktree), d.head, "already saved", false, true};
         return s;
     }
     Signature sig = identity(*opened.settings);

@@ -3,6 +3,7 @@
 #include "guard/removal.hpp"
 
 #include "guard/lock.hpp"
+#include "guard/plumbing.hpp"
 #include "guard/log.hpp"
 #include "guard/process.hpp"
 #include "guard/report.hpp"
@@ -31,69 +32,6 @@ bool points_here(const fs::path& dir, const fs::path& common)
     return admin.parent_path() == absolute_path(common / "worktrees");
 }
 
-void add_file(git_repository* repo, git_index* index, const fs::path& root, const fs::path& file)
-{
-    std::string rel = file.lexically_relative(root).string();
-    git_index_entry entry{};
-    entry.path = rel.c_str();
-    if (fs::is_symlink(fs::symlink_status(file))) {
-        std::string target = fs::read_symlink(file).string();
-        check(git_blob_create_from_buffer(&entry.id, repo, target.data(), target.size()), "save " + rel);
-        entry.mode = GIT_FILEMODE_LINK;
-    } else {
-        check(git_blob_create_from_disk(&entry.id, repo, file.c_str()), "save " + rel);
-        bool exec = (fs::status(file).permissions() & fs::perms::owner_exec) != fs::perms::none;
-        entry.mode = exec ? GIT_FILEMODE_BLOB_EXECUTABLE : GIT_FILEMODE_BLOB;
-    }
-    check(git_index_add(index, &entry), "stage " + rel);
-}
-
-// Every file of a tree git cannot read any more, as a tree object.
-git_oid salvage_tree(git_repository* repo, const fs::path& root, Work& w)
-{
-    git_index* raw = nullptr;
-    check(git_index_new(&raw), "make an index");
-    Index index(raw);
-    for (auto it = fs::recursive_directory_iterator(root); it != fs::recursive_directory_iterator(); ++it) {
-        if (it->path().filename() == ".git") {
-            if (it->path().parent_path() != root)
-                throw Error("nested repository " + it->path().parent_path().string() +
-                            ": a branch can only record a pointer to it");
-            it.disable_recursion_pending();
-            continue;
-        }
-        if (it->is_directory() && !it->is_symlink())
-            continue;
-        add_file(repo, raw, root, it->path());
-        w.changes.push_back({it->path().lexically_relative(root).string(), ChangeKind::untracked, true, false});
-    }
-    git_oid oid;
-    check(git_index_write_tree_to(&oid, raw, repo), "write the salvaged tree");
-    return oid;
-}
-
-std::optional<Saved> save_husk(git_repository* repo, const fs::path& path,
-                               const std::optional<Worktree>& tree, const Settings& settings)
-{
-    Work w = tree ? inspect_admin(repo, *tree, settings) : Work{};
-    w.path = path.string();
-    if (!w.head && !w.branch.empty()) {
-        git_oid tip;
-        if (git_reference_name_to_id(&tip, repo, ("refs/heads/" + w.branch).c_str()) == 0)
-            w.head = tip;
-        git_error_clear();
-    }
-    std::error_code ec;
-    git_oid tree_oid{};
-    if (fs::exists(path, ec))
-        tree_oid = salvage_tree(repo, path, w);
-    if (w.changes.empty())
-        return w.commits.empty() ? std::nullopt
-                                 : std::optional(save_tip(repo, path.filename().string(), *w.head,
-                                                          {.reason = "remove husk"}));
-    return save_commit(repo, w, tree_oid, path.filename().string(), settings, {.reason = "remove husk"});
-}
-
 // Deletes `path` for real, read-only directories included; when that fails,
 // moves it whole under the common dir. Says truthfully which happened.
 Outcome delete_or_move(const fs::path& path, const fs::path& common, fs::path& moved_to)
@@ -112,22 +50,39 @@ Outcome delete_or_move(const fs::path& path, const fs::path& common, fs::path& m
     return ec ? Outcome::kept : Outcome::moved;
 }
 
-std::vector<Saved> save_branch(git_repository* repo, const std::string& branch, const Settings& settings)
+std::vector<Saved> save_branch(const fs::path& common, const std::string& branch, const Settings& settings)
 {
-    git_reference* raw = nullptr;
-    if (git_reference_lookup(&raw, repo, ("refs/heads/" + branch).c_str()) < 0) {
-        git_error_clear();
+    Git git(common);
+    RunResult tip = git.run({"rev-parse", "-q", "--verify", "refs/heads/" + branch});
+    if (tip.status != 0)
         return {};
-    }
-    Reference ref(raw);
-    git_oid tip = *git_reference_target(raw);
-    Work work = inspect_branch(repo, branch, tip, settings, {{"refs/heads/" + branch}, {}});
+    std::string oid = first_line_of(tip.out);
+    Work work = inspect_branch(common, branch, oid, settings, {{"refs/heads/" + branch}, {}});
     std::vector<Saved> saved;
     if (work.verdict == Verdict::has_work)
-        saved.push_back(save_tip(repo, branch, tip, {.reason = "remove --delete-branch"}));
-    // libgit2 deletes without running the hook: the branch was saved just above.
-    check(git_reference_delete(raw), "delete branch " + branch);
+        saved.push_back(save_existing(common, branch, oid, {.reason = "remove --delete-branch"}));
+    // Hooks off: the branch was saved just above.
+    std::vector<std::string> args = {"-c", "hook.reference-transaction.enabled=false", "update-ref", "-d",
+                                     "refs/heads/" + branch, oid};
+    git.out(args, "delete branch " + branch);
     return saved;
+}
+
+// A tree names its own repository, so a removal works from any directory; a
+// husk (whose git would answer for the wrong repository) falls back to `start`.
+fs::path repository_of(const fs::path& tree, const fs::path& start)
+{
+    std::error_code ec;
+    if (fs::exists(tree / ".git", ec)) {
+        try {
+            Location where = locate(tree);
+            if (absolute_path(where.git_dir).parent_path() == absolute_path(where.common / "worktrees") ||
+                absolute_path(where.common) == absolute_path(tree / ".git"))
+                return where.common;
+        } catch (const Error&) {
+        }
+    }
+    return locate(start).common;
 }
 
 RemoveResult kept(const std::string& why)
@@ -143,12 +98,12 @@ RemoveResult save_locked(const Worktree& tree, const Settings& settings)
     RemoveResult r;
     std::string unlock = "; unlock it first with 'git worktree unlock " + shell_quote(tree.path.string()) + "'";
     r.message = "kept " + tree.path.string() + ": it is locked (" + tree.lock_reason + ")" + unlock;
-    if (tree.prunable)
-        return r;
-    Repository tree_repo = open_worktree(tree);
-    Work work = inspect_tree(tree_repo.get(), tree, settings);
+    Work work;
+    work.path = tree.path.string();
     try {
-        if (auto s = save_tree(tree_repo.get(), tree, work, settings, {.reason = "remove (locked)"}))
+        work = tree.prunable ? inspect_admin(common_of(tree.git_dir), tree, settings) : inspect_tree(tree, settings);
+        if (auto s = save_work(common_of(tree.git_dir), work, tree.path.filename().string(), settings,
+                               {.reason = "remove (locked)"}))
             r.saved.push_back(*s);
     } catch (const Error& e) {
         r.message += "\n" + refusal_message(work, e.what());
@@ -160,11 +115,10 @@ RemoveResult save_locked(const Worktree& tree, const Settings& settings)
 
 RemoveResult remove_tree(const fs::path& start, const fs::path& path, const RemoveOptions& options)
 {
-    Repository repo = open_repository(start);
-    Settings settings = read_settings(repo.get());
-    fs::path common = common_dir(repo.get());
     fs::path abs = absolute_path(path);
-    auto tree = find_worktree(repo.get(), abs);
+    fs::path common = repository_of(abs, start);
+    Settings settings = read_settings(common);
+    auto tree = find_worktree(common, abs);
     if (tree && tree->is_main)
         throw Error(abs.string() + " is the main worktree; git guard remove removes linked worktrees only");
     if (std::error_code ec; !tree && !fs::exists(fs::symlink_status(abs, ec))) {
@@ -180,7 +134,7 @@ RemoveResult remove_tree(const fs::path& start, const fs::path& path, const Remo
     if (tree && tree->locked && !our_lock)
         return save_locked(*tree, settings);
     // Re-read under the lock: another process may have removed the tree meanwhile.
-    tree = find_worktree(repo.get(), abs);
+    tree = find_worktree(common, abs);
     if (std::error_code ec; !tree && !fs::exists(fs::symlink_status(abs, ec))) {
         RemoveResult gone;
         gone.outcome = Outcome::removed; // the path is free: exit 0
@@ -195,15 +149,12 @@ RemoveResult remove_tree(const fs::path& start, const fs::path& path, const Remo
     if (options.discard == Discard::no) {
         try {
             if (husk) {
-                if (auto s = save_husk(repo.get(), abs, tree, settings))
+                if (auto s = save_husk(common, abs, tree, settings, {.reason = "remove husk"}))
                     result.saved.push_back(*s);
             } else {
-                Repository tree_repo = open_worktree(*tree);
-                work = inspect_tree(tree_repo.get(), *tree, settings);
+                work = inspect_tree(*tree, settings);
                 branch = work.branch;
-                if (work.verdict == Verdict::cannot_save)
-                    return kept(refusal_message(work, work.reason));
-                if (auto s = save_tree(tree_repo.get(), *tree, work, settings, {.reason = "remove"}))
+                if (auto s = save_work(common, work, abs.filename().string(), settings, {.reason = "remove"}))
                     result.saved.push_back(*s);
             }
         } catch (const Error& e) {
@@ -222,7 +173,7 @@ RemoveResult remove_tree(const fs::path& start, const fs::path& path, const Remo
         fs::remove_all(common / "worktrees" / tree->name, ec);
     }
     if (options.delete_branch == DeleteBranch::yes && !branch.empty() && result.outcome != Outcome::kept) {
-        auto saved = save_branch(repo.get(), branch, settings);
+        auto saved = save_branch(common, branch, settings);
         result.saved.insert(result.saved.end(), saved.begin(), saved.end());
     }
     result.message = result.outcome == Outcome::removed ? "removed " + abs.string()
@@ -240,9 +191,9 @@ std::string discard(const fs::path& start, const std::string& target)
     // A pasted `git guard discard <tree>` works from any directory: a tree git can
     // still read names its own repository.
     fs::path from = is_dir && fs::exists(as_path / ".git", ec) ? as_path : start;
-    Repository repo = open_repository(from);
+    fs::path common = locate(from).common;
     if (from != start) // the CLI set up its log at the cwd, which is no repository: log here
-        init_log(common_dir(repo.get()), false);
+        init_log(common, false);
     if (is_dir) {
         auto result = remove_tree(from, as_path, {.discard = Discard::yes});
         if (result.outcome == Outcome::kept)
@@ -255,13 +206,14 @@ std::string discard(const fs::path& start, const std::string& target)
         drop_stranded(start, name);
         return "dropped " + name;
     }
-    git_reference* raw = nullptr;
-    check(git_reference_lookup(&raw, repo.get(), ("refs/heads/" + name).c_str()),
-          "'" + target + "' is neither a worktree nor a branch");
-    Reference ref(raw);
-    std::string was = to_hex(*git_reference_target(raw));
-    // Deleted through libgit2, which runs no hook: discarding is the explicit override.
-    check(git_reference_delete(raw), "delete branch " + name);
+    Git git(common);
+    RunResult tip = git.run({"rev-parse", "-q", "--verify", "refs/heads/" + name});
+    if (tip.status != 0)
+        throw Error("'" + target + "' is neither a worktree nor a branch");
+    std::string was = first_line_of(tip.out);
+    // Deleted with every hook off: discarding is the explicit override.
+    git.out({"-c", "hook.reference-transaction.enabled=false", "update-ref", "-d", "refs/heads/" + name, was},
+            "delete branch " + name);
     spdlog::warn("discarded branch {} (was {})", name, was);
     return "discarded branch " + name + " (was " + was.substr(0, 12) + ")";
 }

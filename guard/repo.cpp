@@ -1,5 +1,7 @@
 #include "guard/repo.hpp"
 
+#include "guard/plumbing.hpp"
+
 #include <cstdlib>
 #include <fstream>
 
@@ -19,19 +21,6 @@ std::string config_string(git_config* config, const char* key)
     return value;
 }
 
-std::vector<std::string> config_all(git_config* config, const char* key)
-{
-    std::vector<std::string> values;
-    git_config_get_multivar_foreach(
-        config, key, nullptr,
-        [](const git_config_entry* entry, void* out) {
-            static_cast<std::vector<std::string>*>(out)->emplace_back(entry->value);
-            return 0;
-        },
-        &values);
-    return values;
-}
-
 fs::path strip_slash(const char* path)
 {
     std::string s = path ? path : "";
@@ -40,25 +29,6 @@ fs::path strip_slash(const char* path)
     return s;
 }
 
-
-Worktree linked_worktree(git_repository* repo, const char* name)
-{
-    git_worktree* raw = nullptr;
-    check(git_worktree_lookup(&raw, repo, name), std::string("look up worktree ") + name);
-    std::unique_ptr<git_worktree, Deleter<git_worktree_free>> wt(raw);
-    Worktree tree;
-    tree.name = name;
-    tree.path = strip_slash(git_worktree_path(raw));
-    tree.git_dir = common_dir(repo) / "worktrees" / name;
-    Buf reason;
-    tree.locked = git_worktree_is_locked(reason.get(), raw) > 0;
-    tree.lock_reason = reason.str();
-    while (!tree.lock_reason.empty() && tree.lock_reason.back() == '\n')
-        tree.lock_reason.pop_back(); // git writes the reason with a newline
-    tree.prunable = git_worktree_validate(raw) < 0 || !fs::exists(tree.path / ".git");
-    git_error_clear();
-    return tree;
-}
 
 } // namespace
 
@@ -135,64 +105,183 @@ Repository open_common(git_repository* repo)
 
 fs::path common_dir(git_repository* repo) { return strip_slash(git_repository_commondir(repo)); }
 
-Settings read_settings(git_repository* repo)
+Settings read_settings(git_repository* repo) { return read_settings(common_dir(repo)); }
+
+namespace {
+
+bool config_bool(const std::string& v)
 {
-    git_config* raw = nullptr;
-    check(git_repository_config_snapshot(&raw, repo), "read config");
-    Config config(raw);
+    return v == "true" || v == "yes" || v == "on" || v == "1" || v.empty();
+}
+
+// One `git worktree list --porcelain -z` record turned into a Worktree. The
+// admin entry name is the basename of the tree's own git dir, which git
+// reports for the tree through `<path>/.git`; for trees whose directory is
+// gone it is found by matching the admin entries' gitdir files.
+void apply_field(Worktree& tree, const std::string& field)
+{
+    if (field.starts_with("worktree "))
+        tree.path = strip_slash(field.substr(9).c_str());
+    else if (field == "locked" || field.starts_with("locked ")) {
+        tree.locked = true;
+        tree.lock_reason = field.size() > 7 ? field.substr(7) : "";
+    } else if (field == "prunable" || field.starts_with("prunable ")) {
+        tree.prunable = true;
+    } else if (field.starts_with("HEAD ")) {
+        bool zero = field.find_first_not_of('0', 5) == std::string::npos;
+        tree.head = zero ? "" : field.substr(5);
+    } else if (field.starts_with("branch ")) {
+        tree.branch_ref = field.substr(7);
+    }
+}
+
+// admin entry name for each linked tree path, from <common>/worktrees/*/gitdir.
+std::string admin_name(const fs::path& common, const fs::path& path)
+{
+    std::error_code ec;
+    fs::path want = absolute_path(path);
+    if (fs::exists(path / ".git", ec)) {
+        std::string line = read_first_line(path / ".git");
+        if (line.starts_with("gitdir: ")) {
+            fs::path admin = line.substr(8);
+            admin = absolute_path(admin.is_absolute() ? admin : path / admin);
+            if (admin.parent_path() == absolute_path(common / "worktrees"))
+                return admin.filename().string();
+        }
+    }
+    for (const auto& entry : fs::directory_iterator(common / "worktrees", ec)) {
+        fs::path gitdir = read_first_line(entry.path() / "gitdir");
+        if (gitdir.empty())
+            continue;
+        gitdir = gitdir.is_absolute() ? gitdir : entry.path() / gitdir;
+        if (absolute_path(gitdir.parent_path()) == want)
+            return entry.path().filename().string();
+    }
+    return "";
+}
+
+} // namespace
+
+Location locate(const fs::path& start)
+{
+    std::error_code ec;
+    if (!fs::exists(start, ec))
+        throw Error("'" + start.string() + "' does not exist");
+    fs::path dir = fs::is_directory(start, ec) ? start : start.parent_path();
+    Git git(dir);
+    // `git -C start`, not --git-dir: git finds the repository the way it would for the user.
+    std::vector<std::string> argv = {git.binary(), "-C", dir.string(), "rev-parse",
+                                     "--absolute-git-dir", "--git-common-dir"};
+    RunResult r = run(argv);
+    auto lines = split(r.out, '\n');
+    if (r.status != 0 || lines.size() < 2) {
+        // git's own words say why (e.g. an extension this git does not know).
+        std::string why = r.err.find("extension") != std::string::npos ? r.err : "";
+        while (!why.empty() && (why.back() == '\n' || why.back() == ' '))
+            why.pop_back();
+        throw Error("'" + start.string() + "' is not in a git repository" +
+                    (why.empty() ? "" : " that " + git.binary() + " can read: " + why));
+    }
+    Location where;
+    where.git_dir = strip_slash(lines[0].c_str());
+    fs::path common = lines[1];
+    where.common = strip_slash(absolute_path(common.is_absolute() ? common : dir / common).c_str());
+    return where;
+}
+
+Settings read_settings(const fs::path& git_dir)
+{
+    Git git(git_dir);
+    RunResult r = git.run({"config", "-z", "--get-regexp", "^guard\\."});
     Settings settings;
-    int enabled = 0;
-    settings.enabled = git_config_get_bool(&enabled, config.get(), "guard.enabled") == 0 && enabled;
-    settings.exclude = config_all(config.get(), "guard.exclude");
-    settings.keep_ignored = config_all(config.get(), "guard.keepignored");
-    settings.base_refs = config_all(config.get(), "guard.baseref");
-    if (auto identity = config_string(config.get(), "guard.identity"); !identity.empty())
-        settings.identity = identity;
-    int lock = 0;
-    settings.lock_worktrees =
-        git_config_get_bool(&lock, config.get(), "guard.lockworktrees") == 0 && lock;
-    int32_t timeout = 0;
-    if (git_config_get_int32(&timeout, config.get(), "guard.locktimeout") == 0 && timeout >= 0)
-        settings.lock_timeout = std::chrono::seconds(timeout);
-    git_error_clear();
+    for (const auto& entry : split(r.out)) {
+        auto nl = entry.find('\n');
+        std::string key = entry.substr(0, nl);
+        std::string value = nl == std::string::npos ? "" : entry.substr(nl + 1);
+        if (key == "guard.enabled")
+            settings.enabled = config_bool(value);
+        else if (key == "guard.exclude")
+            settings.exclude.push_back(value);
+        else if (key == "guard.keepignored")
+            settings.keep_ignored.push_back(value);
+        else if (key == "guard.baseref")
+            settings.base_refs.push_back(value);
+        else if (key == "guard.identity" && !value.empty())
+            settings.identity = value;
+        else if (key == "guard.lockworktrees")
+            settings.lock_worktrees = config_bool(value);
+        else if (key == "guard.locktimeout" && !value.empty() &&
+                 value.find_first_not_of("0123456789") == std::string::npos)
+            settings.lock_timeout = std::chrono::seconds(std::stol(value));
+    }
     return settings;
 }
 
-std::vector<Worktree> list_worktrees(git_repository* repo)
+std::vector<Worktree> list_worktrees(const fs::path& common)
 {
+    Git git(common);
+    std::string out = git.out({"worktree", "list", "--porcelain", "-z"}, "list the worktrees of " + common.string());
     std::vector<Worktree> trees;
-    Repository common = open_common(repo);
-    if (!git_repository_is_bare(common.get()) && git_repository_workdir(common.get())) {
-        Worktree main;
-        main.is_main = true;
-        main.path = strip_slash(git_repository_workdir(common.get()));
-        main.git_dir = common_dir(repo);
-        trees.push_back(main);
+    Worktree tree;
+    bool bare = false;
+    auto flush = [&] {
+        if (!tree.path.empty() && !bare)
+            trees.push_back(tree);
+        tree = Worktree{};
+        bare = false;
+    };
+    bool first = true;
+    for (const auto& field : split(out)) {
+        if (field.empty()) {
+            if (!tree.path.empty() || bare)
+                first = false;
+            flush();
+            continue;
+        }
+        if (field == "bare")
+            bare = true;
+        if (field.starts_with("worktree "))
+            tree.is_main = first;
+        apply_field(tree, field);
     }
-    git_strarray names{};
-    check(git_worktree_list(&names, common.get()), "list worktrees");
-    for (size_t i = 0; i < names.count; ++i)
-        trees.push_back(linked_worktree(common.get(), names.strings[i]));
-    git_strarray_dispose(&names);
+    flush();
+    for (auto& t : trees) {
+        if (t.is_main) {
+            t.git_dir = common;
+            continue;
+        }
+        t.name = admin_name(common, t.path);
+        t.git_dir = common / "worktrees" / t.name;
+        std::error_code ec;
+        if (t.name.empty() || !fs::exists(t.path / ".git", ec))
+            t.prunable = true;
+    }
     return trees;
 }
 
-std::optional<Worktree> find_worktree(git_repository* repo, const fs::path& path)
+std::vector<Worktree> list_worktrees(git_repository* repo) { return list_worktrees(common_dir(repo)); }
+
+std::optional<Worktree> find_worktree(const fs::path& common, const fs::path& path)
 {
     fs::path want = absolute_path(path);
-    for (auto& tree : list_worktrees(repo))
+    for (auto& tree : list_worktrees(common))
         if (absolute_path(tree.path) == want)
             return tree;
     return std::nullopt;
 }
 
-Worktree resolve_worktree(git_repository* repo, const fs::path& path)
+std::optional<Worktree> find_worktree(git_repository* repo, const fs::path& path)
 {
-    if (auto tree = find_worktree(repo, path))
+    return find_worktree(common_dir(repo), path);
+}
+
+Worktree resolve_worktree(const fs::path& common, const fs::path& path)
+{
+    if (auto tree = find_worktree(common, path))
         return *tree;
     fs::path want = absolute_path(path);
     std::optional<Worktree> enclosing;
-    for (auto& tree : list_worktrees(repo)) {
+    for (auto& tree : list_worktrees(common)) {
         auto rel = want.lexically_relative(absolute_path(tree.path));
         if (!rel.empty() && *rel.begin() != ".." && (!enclosing || tree.path.string().size() >
                                                                        enclosing->path.string().size()))
@@ -201,8 +290,27 @@ Worktree resolve_worktree(git_repository* repo, const fs::path& path)
     if (enclosing)
         throw Error("'" + path.string() + "' is inside the worktree " + enclosing->path.string() +
                     " but is not its root; name the root to act on that tree");
-    throw Error("'" + path.string() + "' is not a worktree of " + common_dir(repo).string() +
+    throw Error("'" + path.string() + "' is not a worktree of " + common.string() +
                 " (see 'git worktree list')");
+}
+
+Worktree resolve_worktree(git_repository* repo, const fs::path& path)
+{
+    return resolve_worktree(common_dir(repo), path);
+}
+
+void check_readable(const Worktree& tree)
+{
+    std::error_code ec;
+    if (tree.prunable || !fs::exists(tree.path / ".git", ec))
+        throw Error("worktree " + tree.path.string() +
+                    " cannot be read by git: its .git or its admin entry is missing");
+    Git git(tree.git_dir, tree.path);
+    std::string top = git.out({"rev-parse", "--show-toplevel"}, "read worktree " + tree.path.string());
+    top = top.substr(0, top.find('\n'));
+    if (absolute_path(top) != absolute_path(tree.path))
+        throw Error("worktree " + tree.path.string() + " opens as " + top +
+                    "; refusing to act on the wrong tree");
 }
 
 Repository open_worktree(const Worktree& tree)

@@ -19,6 +19,8 @@ struct Worktree {
     bool locked = false;
     std::string lock_reason;
     bool prunable = false;         // registered, but its directory or .git is gone
+    std::string head;              // HEAD's id as git lists it ("" when unborn)
+    std::string branch_ref;        // refs/heads/<x> when on a branch, "" when detached
 };
 
 // The repository-local guard.* keys (DESIGN §9).
@@ -31,6 +33,28 @@ struct Settings {
     std::chrono::seconds lock_timeout{60};
     bool lock_worktrees = false;   // guard.lockWorktrees, set by install --lock-worktrees
 };
+
+// Where a repository lives, as git itself reports it (no libgit2).
+struct Location {
+    std::filesystem::path git_dir;  // the tree's own git dir (admin entry for linked trees)
+    std::filesystem::path common;   // the common dir
+};
+
+// The repository around `start` (any path inside a tree, or a git dir), asked
+// of git. Throws Error when `start` is in no repository.
+Location locate(const std::filesystem::path& start);
+
+// The guard.* keys of the repository whose git dir (or common dir) is `git_dir`,
+// read by git (so includes, conditional includes and every format work).
+Settings read_settings(const std::filesystem::path& git_dir);
+
+// Every worktree of the repository at `common`, the main one first, as
+// `git worktree list` reports it (relative worktrees included). Throws Error
+// when git cannot list them.
+std::vector<Worktree> list_worktrees(const std::filesystem::path& common);
+std::optional<Worktree> find_worktree(const std::filesystem::path& common,
+                                      const std::filesystem::path& path);
+Worktree resolve_worktree(const std::filesystem::path& common, const std::filesystem::path& path);
 
 // Opens the repository that contains `start` (any path inside it, or a git dir).
 // Refuses, with the reason, repositories libgit2 cannot serve (reftable, SHA-256).
@@ -60,6 +84,10 @@ Worktree resolve_worktree(git_repository* repo, const std::filesystem::path& pat
 // Opens `tree` itself, so HEAD and the index are the tree's own. Verifies that
 // libgit2's idea of the working directory is the tree's root.
 Repository open_worktree(const Worktree& tree);
+
+// Proves that `tree` is readable by git as itself (DESIGN LESSONS 6): `.git`
+// exists and git's top level is exactly the tree's root. Throws Error otherwise.
+void check_readable(const Worktree& tree);
 
 // The first line of `file`, without its newline ("" when it cannot be read).
 std::string read_first_line(const std::filesystem::path& file);

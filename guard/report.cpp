@@ -14,6 +14,9 @@ std::string summary(const Work& w)
     std::string text;
     for (const auto& [kind, n] : counts)
         text += (text.empty() ? "" : ", ") + std::to_string(n) + " " + kind;
+    if (!w.nested.empty())
+        text += (text.empty() ? "" : ", ") + std::to_string(w.nested.size()) +
+                " nested repositor" + (w.nested.size() == 1 ? "y" : "ies") + " saved whole";
     if (!w.commits.empty())
         text += (text.empty() ? "" : "; ") + std::to_string(w.commits.size()) +
                 " commit(s) on no other ref";
@@ -36,7 +39,7 @@ std::string shell_quote(const std::string& text)
 
 std::string describe(const Saved& s)
 {
-    std::string ref = s.ref.substr(11);
+    std::string ref = short_ref(s.ref);
     std::string q = shell_quote(ref);
     std::string text = "  " + s.diffstat + "\n  inspect: git show --stat " + q + "\n";
     if (s.made_commit && !s.base.empty()) {

@@ -58,7 +58,7 @@ void report_saved(const Saved& s, const std::string& what)
 {
     std::fprintf(stderr, "git-guard: %s %s to %s (git show --stat %s)\n",
                  s.existing ? "already saved" : "saved", what.c_str(),
-                 s.ref.substr(11).c_str(), shell_quote(s.ref.substr(11)).c_str());
+                 short_ref(s.ref).c_str(), shell_quote(short_ref(s.ref)).c_str());
 }
 
 int refuse(const Work& w, const std::string& why)
@@ -82,21 +82,22 @@ std::string remove_target(const std::vector<std::string>& words)
     return path;
 }
 
-// Saves the commits that only the admin entry of the gone tree `tree` still holds.
+// Saves what only the admin entry of the gone tree `tree` still holds (its commits, and
+// its files when a moved-aside directory still points at it).
 int save_admin(const GitCall& call, const ListedTree& tree, const std::string& reason)
 {
-    Repository repo = open_repository(common_git_dir(call));
-    Settings settings = read_settings(repo.get());
-    for (const auto& t : list_worktrees(repo.get())) {
+    fs::path common = common_git_dir(call);
+    Settings settings = read_settings(common);
+    for (const auto& t : list_worktrees(common)) {
         if (t.name != tree.id)
             continue;
-        PathLock lock(common_dir(repo.get()), t.path.string(), settings.lock_timeout);
-        Work work = inspect_admin(repo.get(), t, settings);
-        if (work.verdict != Verdict::has_work)
-            return 0;
+        PathLock lock(common, t.path.string(), settings.lock_timeout);
+        Work work;
+        work.path = t.path.string();
         try {
-            Saved s = save_tip(repo.get(), t.path.filename().string(), *work.head, {.reason = reason});
-            report_saved(s, "the commits of " + t.path.string());
+            work = inspect_admin(common, t, settings);
+            if (auto s = save_work(common, work, t.path.filename().string(), settings, {.reason = reason}))
+                report_saved(*s, "the work of " + t.path.string());
             return 0;
         } catch (const Error& e) {
             return refuse(work, e.what());

@@ -1,18 +1,14 @@
 #include "guard/snapshot.hpp"
 
+#include "guard/layout.hpp"
 #include "guard/lock.hpp"
 #include "guard/report.hpp"
 
 #include <spdlog/spdlog.h>
 
 #include <chrono>
-#include <map>
-#include <cerrno>
 #include <cstdlib>
-#include <cstring>
 #include <ctime>
-#include <fcntl.h>
-#include <unistd.h>
 
 namespace fs = std::filesystem;
 
@@ -22,266 +18,111 @@ namespace {
 
 constexpr int k_max_suffix = 20;
 
-// A private file under `<common dir>/guard/tmp/`, removed on destruction.
-class TempFile {
-public:
-    explicit TempFile(const fs::path& dir)
-    {
-        std::error_code ec;
-        fs::create_directories(dir, ec);
-        std::string pattern = (dir / "index-XXXXXX").string();
-        int fd = ec ? -1 : ::mkstemp(pattern.data());
-        if (fd < 0)
-            throw Error("cannot create a private index in " + dir.string() + ": " +
-                        (ec ? ec.message() : std::strerror(errno)));
-        ::close(fd);
-        m_path = pattern;
-    }
-    ~TempFile()
-    {
-        std::error_code ec;
-        fs::remove(m_path, ec);
-        fs::remove(m_path.string() + ".lock", ec);
-    }
-    TempFile(const TempFile&) = delete;
-    TempFile& operator=(const TempFile&) = delete;
-    const fs::path& path() const { return m_path; }
-
-private:
-    fs::path m_path;
-};
-
-
-std::string one_line(std::string text)
+// `-c hook.<x>.enabled=false` for the reference-transaction event and every
+// configured hook (git >= 2.54); core.hooksPath=/dev/null is set on every call.
+std::vector<std::string> hooks_off(const Git& git)
 {
-    for (auto& ch : text)
-        if (static_cast<unsigned char>(ch) < 0x20)
-            ch = '?';
-    return text;
+    std::vector<std::string> args = {"-c", "hook.reference-transaction.enabled=false"};
+    RunResult r = git.run({"config", "-z", "--get-regexp", "^hook\\..*\\.command$"});
+    for (const auto& entry : split(r.out)) {
+        std::string key = entry.substr(0, entry.find('\n'));
+        if (key.size() > 13)
+            args.insert(args.end(), {"-c", key.substr(0, key.size() - 8) + ".enabled=false"});
+    }
+    return args;
 }
 
-Signature identity(const Settings& settings)
+// `name` with its first component that is itself a ref (a plain branch
+// `stranded/<tree>` blocks every `stranded/<tree>/<stamp>`) suffixed -2, -3, ….
+std::string unblocked_name(const Git& git, const std::string& name, const std::string& prefix)
 {
-    std::string id = settings.identity;
-    auto open = id.find('<'), close = id.rfind('>');
-    std::string name = "git-guard", email = "git-guard@localhost";
-    if (open != std::string::npos && close != std::string::npos && close > open) {
-        name = id.substr(0, open);
-        while (!name.empty() && name.back() == ' ')
-            name.pop_back();
-        email = id.substr(open + 1, close - open - 1);
-    }
-    git_signature* raw = nullptr;
-    check(git_signature_now(&raw, name.c_str(), email.c_str()), "guard.identity '" + id + "'");
-    return Signature(raw);
-}
-
-std::string message(const Work& w, const std::string& what, const std::string& reason)
-{
-    std::string branch = w.branch.empty() ? "detached" : w.branch;
-    std::string from = w.path.empty() ? "branch " + w.branch : w.path;
-    return "stranded: " + what + " from " + one_line(from) + " (" + one_line(branch) + ")\n\n" +
-           "Held " + summary(w) + ".\n\n" + "Stranded-From: " + one_line(from) + "\n" +
-           "Stranded-Branch: " + one_line(branch) + "\n" +
-           "Stranded-Head: " + (w.head ? to_hex(*w.head) : std::string("unborn")) + "\n" +
-           "Stranded-Reason: " + one_line(reason) + "\n";
-}
-
-// HEAD's version of `path` goes back into `index`: excluded edits are not saved.
-void restore_from_head(git_index* index, git_tree* head, const std::string& path)
-{
-    git_tree_entry* raw = nullptr;
-    if (!head || git_tree_entry_bypath(&raw, head, path.c_str()) < 0) {
-        git_error_clear();
-        git_index_remove_bypath(index, path.c_str());
-        return;
-    }
-    git_index_entry entry{};
-    entry.mode = git_tree_entry_filemode(raw);
-    entry.id = *git_tree_entry_id(raw);
-    entry.path = path.c_str();
-    int rc = git_index_add(index, &entry);
-    git_tree_entry_free(raw);
-    check(rc, "restore " + path + " from HEAD");
-}
-
-// Stages the working state into `index`, a copy of the tree's own index, so
-// unchanged files keep their stat data and are not read again.
-void stage(git_index* index, git_tree* head, const Work& w)
-{
-    for (const auto& c : w.changes) {
-        if (!c.in_worktree)
+    std::vector<std::string> parts = split(name, '/');
+    std::string done;
+    for (size_t i = 0; i < parts.size(); ++i) {
+        std::string part = ref_component(parts[i]);
+        if (part.empty())
             continue;
-        int rc = c.gone ? git_index_remove_bypath(index, c.path.c_str())
-                        : git_index_add_bypath(index, c.path.c_str());
-        check(rc, "stage " + c.path);
+        std::string candidate = part;
+        for (int n = 2; n <= k_max_suffix; ++n) {
+            std::string ref = prefix + "/" + done + candidate;
+            if (git.run({"rev-parse", "-q", "--verify", ref}).status != 0)
+                break;
+            candidate = part + "-" + std::to_string(n);
+        }
+        done += candidate + "/";
     }
-    for (const auto& e : w.excluded)
-        if (e.tracked)
-            restore_from_head(index, head, e.path);
+    return done.empty() ? name : done.substr(0, done.size() - 1);
 }
 
-Tree head_tree(git_repository* repo, const Work& w)
+// Creates the ref with "must not exist" semantics and no hooks.
+std::string create_ref(const Git& git, const std::string& name, const std::string& commit,
+                       const std::string& prefix)
 {
-    if (!w.head)
-        return nullptr;
-    git_commit* raw = nullptr;
-    check(git_commit_lookup(&raw, repo, &*w.head), "read HEAD commit of " + w.path);
-    Commit commit(raw);
-    git_tree* tree = nullptr;
-    check(git_commit_tree(&tree, raw), "read HEAD tree of " + w.path);
-    return Tree(tree);
-}
-
-git_oid write_tree(git_repository* repo, const Worktree& tree, const Work& w, git_tree* head)
-{
-    TempFile file(common_dir(repo) / "guard" / "tmp");
-    fs::path own = fs::path(git_repository_path(repo)) / "index";
-    std::error_code ec;
-    // A full disk fails here or in libgit2: either way an Error, so the caller refuses.
-    if (fs::exists(own, ec) &&
-        !fs::copy_file(own, file.path(), fs::copy_options::overwrite_existing, ec))
-        throw Error("cannot copy the index of " + tree.path.string() + " to a private index: " +
-                    ec.message());
-    if (!fs::exists(own, ec))
-        fs::remove(file.path(), ec);
-    git_index* raw = nullptr;
-    check(git_index_open(&raw, file.path().c_str()), "open a private index for " + tree.path.string());
-    Index index(raw);
-    // The private index serves this handle only; the tree's own index is never written.
-    check(git_repository_set_index(repo, raw), "use a private index");
-    stage(raw, head, w);
-    git_oid oid;
-    check(git_index_write_tree_to(&oid, raw, repo), "write the tree of " + tree.path.string());
-    return oid;
-}
-
-git_oid write_commit(git_repository* repo, const Work& w, const git_oid& tree_oid,
-                     const Settings& settings, const std::string& reason)
-{
-    std::vector<Commit> parents;
-    auto add_parent = [&](const git_oid& oid) {
-        git_commit* raw = nullptr;
-        check(git_commit_lookup(&raw, repo, &oid), "read commit " + to_hex(oid));
-        parents.emplace_back(raw);
-    };
-    if (w.head)
-        add_parent(*w.head);
-    if (w.head && w.branch_tip && !git_oid_equal(&*w.branch_tip, &*w.head) &&
-        git_graph_descendant_of(repo, &*w.head, &*w.branch_tip) != 1)
-        add_parent(*w.branch_tip);
-    std::vector<const git_commit*> raw_parents;
-    for (const auto& p : parents)
-        raw_parents.push_back(p.get());
-    git_tree* tree = nullptr;
-    check(git_tree_lookup(&tree, repo, &tree_oid), "read the saved tree");
-    Tree owned(tree);
-    Signature sig = identity(settings);
-    std::string what = w.commits.empty() ? "uncommitted work" : "uncommitted work and commits";
-    git_oid oid;
-    // libgit2 creates the commit object only: no hooks run, nothing is signed.
-    check(git_commit_create(&oid, repo, nullptr, sig.get(), sig.get(), "UTF-8",
-                            message(w, what, reason).c_str(), tree, raw_parents.size(),
-                            raw_parents.data()),
-          "write the save commit");
-    return oid;
-}
-
-// Creates the branch with "must not exist" semantics, retrying -2 ... -20.
-std::string create_ref(git_repository* repo, const std::string& name, const git_oid& target,
-                       const std::string& prefix) // C2 (H6 stand-in): prefix
-{
-    std::string base = stranded_ref_name(name, prefix);
-    // Through the common repository: on a linked worktree's handle, libgit2 1.5
-    // looks for an existing loose ref in the tree's own git dir only, so "must not
-    // exist" would overwrite a stranded branch.
-    Repository common = open_common(repo);
+    std::vector<std::string> args = hooks_off(git);
+    args.insert(args.end(), {"update-ref", "-m", "git-guard: save", "--stdin"});
+    std::string base = stranded_ref_name(unblocked_name(git, name, prefix), prefix);
+    std::string last;
     for (int n = 1; n <= k_max_suffix; ++n) {
         std::string ref = n == 1 ? base : base + "-" + std::to_string(n);
-        git_reference* raw = nullptr;
-        int rc =
-            git_reference_create(&raw, common.get(), ref.c_str(), &target, 0, "git-guard: save");
-        Reference owned(raw);
-        if (rc == 0)
+        RunResult r = git.run(args, "create " + ref + " " + commit + "\n");
+        if (r.status == 0)
             return ref;
-        if (rc != GIT_EEXISTS)
-            check(rc, "create " + ref);
-        git_error_clear();
+        last = r.err;
+        if (git.run({"rev-parse", "-q", "--verify", ref}).status != 0 && last.find("exists") == std::string::npos)
+            break; // not taken: writing itself failed
     }
-    throw Error("cannot create a stranded branch: " + base + " and its -2 ... -" +
-                std::to_string(k_max_suffix) + " variants are all taken; nothing was written");
+    while (!last.empty() && last.back() == '\n')
+        last.pop_back();
+    throw Error("cannot create a save ref: " + base + " and its -2 ... -" + std::to_string(k_max_suffix) +
+                " variants are all taken, or writing failed (" + last + "); nothing was written");
 }
 
-// Only this proof licenses a removal: the branch, read back, holds what was built.
-void verify(git_repository* repo, const Saved& s)
+// Only this proof licenses a removal: the ref, read back by a separate git, holds what was built.
+void verify(const Git& git, const Saved& s)
 {
-    git_oid found;
-    check(git_reference_name_to_id(&found, repo, s.ref.c_str()), "read back " + s.ref);
-    git_commit* raw = nullptr;
-    check(git_commit_lookup(&raw, repo, &found), "read back the commit of " + s.ref);
-    Commit commit(raw);
-    if (!git_oid_equal(&found, &s.commit) || !git_oid_equal(git_commit_tree_id(raw), &s.tree))
-        throw Error("verification failed: " + s.ref + " does not hold the saved commit " +
-                    to_hex(s.commit));
+    RunResult r = git.run({"rev-parse", s.ref + "^{commit}", s.ref + "^{tree}"});
+    auto ids = split(r.out, '\n');
+    if (r.status != 0 || ids.size() != 2 || ids[0] != s.commit || ids[1] != s.tree)
+        throw Error("verification failed: " + s.ref + " does not hold the saved commit " + s.commit);
 }
 
-std::string diffstat(git_repository* repo, git_tree* base, const git_oid& tree_oid)
+std::string diffstat(const Git& git, const std::string& base, const std::string& tree)
 {
-    git_tree* raw = nullptr;
-    check(git_tree_lookup(&raw, repo, &tree_oid), "read the saved tree");
-    Tree saved(raw);
-    git_diff* diff = nullptr;
-    check(git_diff_tree_to_tree(&diff, repo, base, raw, nullptr), "diff the save");
-    Diff owned(diff);
-    git_diff_stats* stats = nullptr;
-    check(git_diff_get_stats(&stats, diff), "diffstat");
-    DiffStats owned_stats(stats);
-    Buf buf;
-    check(git_diff_stats_to_buf(buf.get(), stats, GIT_DIFF_STATS_SHORT, 0), "diffstat");
-    std::string text = buf.str();
-    while (!text.empty() && (text.back() == '\n' || text.front() == ' '))
-        text = text.back() == '\n' ? text.substr(0, text.size() - 1) : text.substr(1);
-    return text;
+    std::string from = base.empty() ? git.empty_tree() : base;
+    RunResult r = git.run({"diff", "--no-ext-diff", "--no-textconv", "--no-renames", "--shortstat", from, tree});
+    std::string text = first_line_of(r.out);
+    while (!text.empty() && text.front() == ' ')
+        text.erase(0, 1);
+    return text.empty() ? "no file changes" : text;
 }
 
-// An earlier save of `name` with this very tree on this very HEAD, so a repeated
-// save adds no duplicate branch.
-std::optional<Saved> find_equal_save(git_repository* repo, const std::string& name,
-                                     const git_oid& tree_oid, const Work& w,
-                                     const std::string& prefix) // C2 (H6 stand-in): prefix
+// An earlier save of `name` with this very tree, index and HEAD, so a repeated
+// save adds no duplicate ref.
+std::optional<Saved> find_equal_save(const Git& git, const std::string& name, const std::string& prefix,
+                                     const std::string& tree, const std::string& index_tree,
+                                     const Work& w)
 {
     std::string ref = stranded_ref_name(name, prefix);
-    std::string glob = ref.substr(0, ref.rfind('/')) + "/*";
-    std::vector<std::string> refs;
-    git_reference_foreach_glob(
-        repo, glob.c_str(),
-        [](const char* n, void* out) {
-            static_cast<std::vector<std::string>*>(out)->emplace_back(n);
-            return 0;
-        },
-        &refs);
-    for (const auto& r : refs) {
-        git_oid oid;
-        git_commit* raw = nullptr;
-        if (git_reference_name_to_id(&oid, repo, r.c_str()) < 0 || git_commit_lookup(&raw, repo, &oid) < 0)
+    RunResult r = git.run({"for-each-ref",
+                           "--format=%(objectname) %(tree) %(parent) %(trailers:key=Stranded-Index-Tree,valueonly,separator=)",
+                           ref.substr(0, ref.rfind('/') + 1)});
+    for (const auto& line : split(r.out, '\n')) {
+        auto f = split(line, ' ');
+        if (f.size() < 3 || f[1] != tree || f.back() != index_tree)
             continue;
-        Commit c(raw);
-        bool same_parent = w.head ? git_commit_parentcount(raw) >= 1 &&
-                                        git_oid_equal(git_commit_parent_id(raw, 0), &*w.head)
-                                  : git_commit_parentcount(raw) == 0;
-        if (same_parent && git_oid_equal(git_commit_tree_id(raw), &tree_oid)) {
-            Saved s{r, oid, tree_oid, w.head ? to_hex(*w.head) : "", "already saved", true, true};
-            verify(repo, s);
-            return s;
-        }
+        bool same_parent = w.head ? f[2] == *w.head : f[2].empty();
+        if (!same_parent)
+            continue;
+        RunResult name_of = git.run({"for-each-ref", "--format=%(refname)", "--points-at", f[0],
+                                     ref.substr(0, ref.rfind('/') + 1)});
+        std::string found = first_line_of(name_of.out);
+        if (found.empty())
+            continue;
+        Saved s{found, f[0], tree, w.head.value_or(""), "already saved", true, true};
+        verify(git, s);
+        return s;
     }
-    git_error_clear();
     return std::nullopt;
-}
-
-std::string tree_name(const Worktree& tree)
-{
-    return tree.path.filename().string();
 }
 
 } // namespace
@@ -344,61 +185,94 @@ std::string stranded_ref_name(const std::string& name, const std::string& prefix
     return ref + "/" + ref_component(utc_stamp());
 }
 
-Saved save_tip(git_repository* repo, const std::string& name, const git_oid& tip,
-               const SaveOptions& options)
+std::string short_ref(const std::string& ref)
 {
-    git_commit* raw = nullptr;
-    check(git_commit_lookup(&raw, repo, &tip), "read commit " + to_hex(tip));
-    Commit commit(raw);
+    return ref.starts_with("refs/heads/") ? ref.substr(11) : ref;
+}
+
+Saved save_existing(const fs::path& git_dir, const std::string& name, const std::string& commit,
+                    const SaveOptions& options)
+{
+    Git git(common_of(git_dir));
     Saved s;
-    s.commit = tip;
-    s.tree = *git_commit_tree_id(raw);
-    s.ref = create_ref(repo, name, tip, options.ref_prefix);
-    verify(repo, s);
-    s.diffstat = "no new commit: the branch holds " + to_hex(tip).substr(0, 12);
-    spdlog::info("saved {} at {} ({})", s.ref, to_hex(tip), options.reason);
+    s.commit = commit;
+    RunResult tree = git.run({"rev-parse", "--verify", "-q", commit + "^{tree}"});
+    if (tree.status != 0)
+        throw Error("cannot save " + name + ": commit " + commit + " cannot be read");
+    s.tree = first_line_of(tree.out);
+    s.base = commit;
+    s.ref = create_ref(git, name, commit, options.ref_prefix);
+    verify(git, s);
+    s.diffstat = "no new commit: the save holds " + commit.substr(0, 12);
+    spdlog::info("saved {} at {} ({})", s.ref, commit, options.reason);
     return s;
 }
 
-Saved save_commit(git_repository* repo, const Work& w, const git_oid& tree_oid,
-                  const std::string& name, const Settings& settings, const SaveOptions& options)
-{
-    Tree head = head_tree(repo, w);
-    Saved s;
-    s.tree = tree_oid;
-    s.commit = write_commit(repo, w, tree_oid, settings, options.reason);
-    s.made_commit = true;
-    s.base = w.head ? to_hex(*w.head) : "";
-    s.ref = create_ref(repo, name, s.commit, options.ref_prefix);
-    verify(repo, s);
-    s.diffstat = diffstat(repo, head.get(), tree_oid);
-    spdlog::info("saved {} from {} to {} ({})", to_hex(s.commit), w.path, s.ref, options.reason);
-    return s;
-}
-
-std::optional<Saved> save_tree(git_repository* repo, const Worktree& tree, const Work& w,
+std::optional<Saved> save_work(const fs::path& common, const Work& w, const std::string& name,
                                const Settings& settings, const SaveOptions& options)
 {
     if (w.verdict == Verdict::cannot_save)
         throw Error(w.reason);
     if (w.verdict == Verdict::clean)
         return std::nullopt;
-    std::optional<git_oid> tree_oid;
-    if (w.has_uncommitted()) {
-        Tree head = head_tree(repo, w);
-        tree_oid = write_tree(repo, tree, w, head.get());
-        if (head && git_oid_equal(&*tree_oid, git_tree_id(head.get())))
-            tree_oid.reset();
+    sweep_tmp(common);
+    Git store(common);
+    fs::path root = w.root.empty() ? w.path : w.root;
+    bool uncommitted = w.has_uncommitted() || !w.nested.empty();
+    if (!uncommitted && w.own_refs.empty()) {
+        if (!w.head || w.commits.empty())
+            return std::nullopt;
+        return save_existing(common, name, *w.head, options);
     }
-    if (tree_oid) {
-        if (auto existing = find_equal_save(repo, tree_name(tree), *tree_oid, w, options.ref_prefix))
-            return existing;
-        return save_commit(repo, w, *tree_oid, tree_name(tree), settings, options);
+    Git git(w.git_dir, root);
+    Staged staged = uncommitted ? stage_checkout(git, w, common)
+                                : Staged{first_line_of(store.out({"rev-parse", *w.head + "^{tree}"}, "read HEAD")),
+                                         "", {}};
+    if (!uncommitted)
+        staged.index_tree = staged.worktree_tree;
+    if (auto existing = find_equal_save(store, name, options.ref_prefix, staged.worktree_tree,
+                                        staged.index_tree, w))
+        return existing;
+    Saved s;
+    s.tree = staged.worktree_tree;
+    s.commit = write_save(store, w, staged, settings, options.reason);
+    s.made_commit = true;
+    s.base = w.head.value_or("");
+    s.ref = create_ref(store, name, s.commit, options.ref_prefix);
+    verify(store, s);
+    s.diffstat = diffstat(store, s.base, s.tree);
+    spdlog::info("saved {} from {} to {} ({})", s.commit, w.path, s.ref, options.reason);
+    return s;
+}
+
+std::optional<Saved> save_husk(const fs::path& common, const fs::path& root, const std::optional<Worktree>& tree,
+                               const Settings& settings, const SaveOptions& options)
+{
+    Work w = tree ? inspect_admin(common, *tree, settings) : Work{};
+    w.path = root.string();
+    std::string name = root.filename().string();
+    Git store(common);
+    if (!w.head && !w.branch.empty()) {
+        RunResult tip = store.run({"rev-parse", "-q", "--verify", "refs/heads/" + w.branch});
+        if (tip.status == 0)
+            w.head = first_line_of(tip.out);
     }
-    if (w.commits.empty() || !w.head)
-        return std::nullopt;
-    Saved s = save_tip(repo, tree_name(tree), *w.head, options);
-    s.base = to_hex(*w.head);
+    if (!w.root.empty())
+        return save_work(common, w, name, settings, options); // moved aside: its files are elsewhere
+    std::error_code ec;
+    if (!fs::exists(root, ec))
+        return w.commits.empty() || !w.head ? std::nullopt : std::optional(save_existing(common, name, *w.head, options));
+    Staged staged{stage_husk(common, root), "", {}};
+    staged.index_tree = staged.worktree_tree;
+    w.changes.push_back({".", ChangeKind::untracked, true, false});
+    Saved s;
+    s.tree = staged.worktree_tree;
+    s.commit = write_save(store, w, staged, settings, options.reason);
+    s.made_commit = true;
+    s.base = w.head.value_or("");
+    s.ref = create_ref(store, name, s.commit, options.ref_prefix);
+    verify(store, s);
+    s.diffstat = diffstat(store, s.base, s.tree);
     return s;
 }
 
@@ -406,46 +280,27 @@ SaveResult save_path(const fs::path& start, const fs::path& path, const SaveOpti
 {
     // The tree names its own repository, so a save works from any directory.
     std::error_code ec;
-    Repository repo = open_repository(fs::is_directory(path, ec) ? path : start);
-    Settings settings = read_settings(repo.get());
-    Worktree tree = resolve_worktree(repo.get(), path);
-    PathLock lock(common_dir(repo.get()), tree.path.string(), settings.lock_timeout);
+    fs::path common = locate(fs::is_directory(path, ec) && fs::exists(path / ".git", ec) ? path : start).common;
+    Settings settings = read_settings(common);
+    Worktree tree = resolve_worktree(common, path);
+    PathLock lock(common, tree.path.string(), settings.lock_timeout);
     // Re-read under the lock: another process may have saved or removed it meanwhile.
-    Repository tree_repo = open_worktree(tree);
-    SaveResult result{inspect_tree(tree_repo.get(), tree, settings), std::nullopt, ""};
-    if (result.work.verdict == Verdict::cannot_save) {
-        result.refused = refusal_message(result.work, result.work.reason, "save");
-        return result;
-    }
+    auto fresh = find_worktree(common, tree.path);
+    if (!fresh)
+        throw Error("'" + path.string() + "' is no longer a worktree: another process removed it");
+    SaveResult result;
+    std::string name = fresh->path.filename().string();
     try {
-        result.saved = save_tree(tree_repo.get(), tree, result.work, settings, options);
+        result.work = fresh->prunable ? inspect_admin(common, *fresh, settings) : inspect_tree(*fresh, settings);
+        result.saved = save_work(common, result.work, name, settings, options);
     } catch (const Error& e) {
+        if (result.work.path.empty())
+            result.work.path = fresh->path.string();
         result.work.verdict = Verdict::cannot_save;
         result.work.reason = e.what();
         result.refused = refusal_message(result.work, e.what(), "save");
     }
     return result;
 }
-
-// C2 (H6 stand-in) ------------------------------------------------------------------
-// save_existing, until the engine's own lands; the coordinator keeps the engine's.
-Saved save_existing(const fs::path& git_dir, const std::string& name, const std::string& commit,
-                    const SaveOptions& options)
-{
-    Repository repo = open_repository(git_dir);
-    git_oid oid = parse_oid(commit);
-    git_commit* raw = nullptr;
-    check(git_commit_lookup(&raw, repo.get(), &oid), "read commit " + commit);
-    Commit owned(raw);
-    Saved s;
-    s.commit = oid;
-    s.tree = *git_commit_tree_id(raw);
-    s.ref = create_ref(repo.get(), name, oid, options.ref_prefix);
-    verify(repo.get(), s);
-    s.diffstat = "no new commit: the ref holds " + commit.substr(0, 12);
-    spdlog::info("saved {} at {} ({})", s.ref, commit, options.reason);
-    return s;
-}
-// end of C2 (H6 stand-in) -----------------------------------------------------------
 
 } // namespace guard

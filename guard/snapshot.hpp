@@ -2,6 +2,7 @@
 
 #include "guard/work.hpp"
 
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -9,35 +10,41 @@
 namespace guard {
 
 struct SaveOptions {
-    std::string reason = "save";   // Stranded-Reason: the operation that forced the save
-    std::string ref_prefix = "refs/heads/stranded"; // C2 (H6 stand-in): or "refs/stranded" for in-place saves
+    std::string reason = "save";                     // Stranded-Reason: the operation that forced the save
+    std::string ref_prefix = "refs/heads/stranded";  // or "refs/stranded" for in-place saves (C1)
 };
 
-// A verified stranded branch.
+// A verified save.
 struct Saved {
-    std::string ref;        // refs/heads/stranded/<name>/<stamp>[-N]
-    git_oid commit{};
-    git_oid tree{};
+    std::string ref;        // <ref_prefix>/<name>/<stamp>[-N]
+    std::string commit;     // hex
+    std::string tree;       // hex
     std::string base;       // the commit the work sits on ("" when none)
     std::string diffstat;   // one-line summary against `base`
     bool made_commit = false;
     bool existing = false;  // an earlier save already held exactly this work
 };
 
-// Saves `work` found in `tree` (DESIGN §5): private index, one commit, a new
-// branch, read back. Writes nothing to the tree's files, index, HEAD or branch.
-// Returns nothing when there was nothing to save. Throws Error when it cannot.
-std::optional<Saved> save_tree(git_repository* tree_repo, const Worktree& tree, const Work& work,
-                               const Settings& settings, const SaveOptions& options);
+// Saves `work` (as inspect_tree, inspect_admin or inspect_checkout found it) in
+// the repository at `common` (DESIGN §5, layout 2 of C1): git's own staging
+// into a private index, commit-tree, a new ref made with no hooks, read back.
+// Writes nothing to the tree's files, index, HEAD or branch. Returns nothing
+// when there was nothing to save. Throws Error when it cannot.
+std::optional<Saved> save_work(const std::filesystem::path& common, const Work& work,
+                               const std::string& name, const Settings& settings,
+                               const SaveOptions& options);
 
-// Commits `tree_oid` on top of `work`'s HEAD (and moved-off branch tip), creates
-// the stranded branch for `name` and reads it back. The common end of every save.
-Saved save_commit(git_repository* repo, const Work& work, const git_oid& tree_oid,
-                  const std::string& name, const Settings& settings, const SaveOptions& options);
+// Points a new save ref `<ref_prefix>/<name>/<stamp>` at the existing commit
+// `commit` (hex), verified; no commit is made. Works in every repository
+// format git supports.
+Saved save_existing(const std::filesystem::path& git_dir, const std::string& name,
+                    const std::string& commit, const SaveOptions& options);
 
-// Points a new stranded branch named after `name` at `tip` (no commit is made).
-Saved save_tip(git_repository* repo, const std::string& name, const git_oid& tip,
-               const SaveOptions& options);
+// The files of `root`, a tree git can no longer read (a husk), with what its
+// admin entry `tree` still holds (when there is one), saved as `name`.
+std::optional<Saved> save_husk(const std::filesystem::path& common, const std::filesystem::path& root,
+                               const std::optional<Worktree>& tree, const Settings& settings,
+                               const SaveOptions& options);
 
 // The UTC time to the millisecond, `YYYYMMDDTHHMMSS.mmmZ` (or $GIT_GUARD_STAMP, for tests).
 std::string utc_stamp();
@@ -46,10 +53,9 @@ std::string utc_stamp();
 // (invalid characters become '-').
 std::string ref_component(std::string component);
 
-// `refs/heads/stranded/<name>/<stamp>`: each component made valid for a ref,
-// stamped with the UTC time to the millisecond (or $GIT_GUARD_STAMP, for tests).
-std::string stranded_ref_name(const std::string& name,
-                              const std::string& prefix = "refs/heads/stranded"); // C2 (H6 stand-in): prefix
+// `<prefix>/<name>/<stamp>`: each component made valid for a ref, stamped with
+// the UTC time to the millisecond (or $GIT_GUARD_STAMP, for tests).
+std::string stranded_ref_name(const std::string& name, const std::string& prefix = "refs/heads/stranded");
 
 struct SaveResult {
     Work work;
@@ -57,15 +63,14 @@ struct SaveResult {
     std::string refused;  // the DESIGN §8 message when the work could not be saved
 };
 
-// `git guard save`: under the tree's lock, inspect `tree` again and save its work.
-// A refusal (the work is then untouched) is reported in `refused`; Error is thrown
-// only when `tree` is not a worktree that can be inspected at all.
+// `git guard save`, the shim and removal: under the tree's lock, inspect `tree`
+// again and save its work. A tree whose directory is gone (or was moved aside)
+// is saved from its admin entry. A refusal (the work is then untouched) is
+// reported in `refused`; Error is thrown only when `tree` is not a worktree.
 SaveResult save_path(const std::filesystem::path& start, const std::filesystem::path& tree,
                      const SaveOptions& options);
 
-// C2 (H6 stand-in): points a new save ref `<ref_prefix>/<name>/<stamp>` at the existing
-// commit `commit` (hex), verified; no commit is made.
-Saved save_existing(const std::filesystem::path& git_dir, const std::string& name,
-                    const std::string& commit, const SaveOptions& options);
+// The short name a user types for `ref`: without refs/heads/ (refs/stranded/… stays whole).
+std::string short_ref(const std::string& ref);
 
 } // namespace guard

@@ -33,8 +33,8 @@ const char* to_string(Verdict verdict);
 struct Work {
     std::string path;                  // the tree's root; empty for a branch
     std::string branch;                // short name; empty when detached
-    std::optional<git_oid> head;       // absent: unborn
-    std::optional<git_oid> branch_tip; // the tree's branch (also mid-rebase), when it exists
+    std::optional<std::string> head;       // hex id; absent: unborn
+    std::optional<std::string> branch_tip; // the tree's branch (also mid-rebase), when it exists
     Verdict verdict = Verdict::clean;
     std::string reason;                // why it cannot be saved
     std::string blocker;               // the path that cannot be saved, relative to `path`
@@ -42,6 +42,13 @@ struct Work {
     std::vector<std::string> commits;  // unique, unpublished commits, newest first
     std::vector<Excluded> excluded;
     bool git_sees_changes = false;     // what plain `git worktree remove` refuses on
+    std::vector<std::string> nested;   // nested repositories and submodules saved whole
+    std::vector<std::string> hidden;   // skip-worktree / assume-unchanged edits (status hides them)
+    std::vector<std::string> unmerged; // paths with conflict stages in the index
+    std::vector<std::pair<std::string, std::string>> own_refs; // per-worktree refs at risk: id, name
+    std::string git_dir;               // the tree's own git dir ("" for a branch)
+    std::string root;                  // where its files are ("" = path; a tree moved aside)
+    std::string note;                  // said to the user, never a reason to refuse
 
     bool has_uncommitted() const { return !changes.empty(); }
 };
@@ -50,19 +57,37 @@ struct Work {
 // transaction will leave them.
 struct Pending {
     std::vector<std::string> deleted;   // full ref names
-    std::vector<git_oid> created;       // new values of created or updated refs
+    std::vector<std::string> created;   // new values (hex) of created or updated refs
 };
 
-// The work in `tree`, opened by open_worktree as `tree_repo`.
-Work inspect_tree(git_repository* tree_repo, const Worktree& tree, const Settings& settings);
+// The work in `tree` (DESIGN §4.1), asked of git: status, the index's hidden
+// edits, nested repositories and submodules, and the commits only the tree
+// holds. Any error while deciding is work (verdict has_work, reason says why),
+// never "clean". Throws Error only when `tree` cannot be read as itself.
+Work inspect_tree(const Worktree& tree, const Settings& settings);
 
 // The commits that only the admin entry of `tree` still holds, for a tree git
 // can no longer read (a husk, or one `git worktree prune` would drop).
-Work inspect_admin(git_repository* repo, const Worktree& tree, const Settings& settings);
+Work inspect_admin(const std::filesystem::path& common, const Worktree& tree,
+                   const Settings& settings);
 
 // The work a deletion of `refs/heads/<branch>` at `tip` would destroy.
-Work inspect_branch(git_repository* repo, const std::string& branch, const git_oid& tip,
-                    const Settings& settings, const Pending& pending = {});
+Work inspect_branch(const std::filesystem::path& common, const std::string& branch,
+                    const std::string& tip, const Settings& settings, const Pending& pending = {});
+
+class Git;
+
+// HEAD, its branch and the branch's tip (also mid-rebase or bisect), read
+// through the git dir `git` names, into `work`.
+void read_head(const Git& git, Work& work);
+
+// The git dir that `dir`'s `.git` (a directory, or a `gitdir:` file) names, or "".
+std::filesystem::path git_dir_of(const std::filesystem::path& dir);
+
+// The working state of the repository whose git dir is `git_dir` checked out at
+// `root` (a tree, or a nested repository): `Work` without commits.
+Work inspect_checkout(const std::filesystem::path& git_dir, const std::filesystem::path& root,
+                      const Settings& settings);
 
 } // namespace guard
 

@@ -207,40 +207,28 @@ assert_jq "$OUT" ".commit == \"$(git -C "$R" rev-parse "$SAVED_REF" 2>/dev/null)
 assert_contains "$OUT" '"caf\u00e9.txt"' "the non-UTF-8 name is not escaped in save --json"
 assert_eq "x" "$(git -C "$R" show "$SAVED_REF:$(printf 'caf\xe9.txt')" 2>&1)" "the non-UTF-8 file was not saved"
 
-section "save: refused (nested repository) exits 1, says why, writes nothing"
-setup refuse
+section "save: a nested repository is saved whole (C1 Stranded-Nested), nothing in it written"
+setup nested
 printf 'work\n' >"$WT/other.txt"
 git -C "$WT" init -q inner
+commit_file "$WT/inner" committed.txt "only the nested repository holds this commit"
+LOCAL=$(git -C "$WT/inner" rev-parse HEAD)
 printf 'nested\n' >"$WT/inner/f.txt"
 BEFORE=$(state_of "$WT")
-run_cmd git -C "$WT" guard save
-assert_eq 1 "$RC" "a refused save does not exit 1"
-assert_contains "$ERR" "nested repository inner" "the refusal does not say why (the nested repository)"
-assert_contains "$ERR" "$WT" "the refusal does not name the tree"
-assert_contains "$ERR" "(wt)" "the refusal does not name the branch"
-assert_contains "$ERR" "untracked: other.txt" "the refusal does not say what the tree holds"
-assert_contains "$ERR" "discard: git guard discard $WT" "the refusal has no discard command"
-assert_eq "$BEFORE" "$(state_of "$WT")" "the refused save wrote something"
+INNER_BEFORE=$(cd "$WT/inner/.git" && find . -type f -print0 | sort -z | xargs -0 sha1sum)
 run_cmd git -C "$WT" guard save --json
-assert_eq 1 "$RC" "a refused save --json does not exit 1"
-assert_valid_json "$OUT" "a refused save --json prints a JSON object"
-assert_jq "$OUT" '.verdict == "cannot_save" and (.reason | test("nested repository"))' "the JSON refusal lacks the why"
-assert_jq "$OUT" "has(\"path\") and .path == \"$WT\" and has(\"changes\")" \
-    "the JSON refusal does not say which tree, or what it holds (DESIGN §10)"
-# The recover line, pasted whole, must run; afterwards the nested repository's file must
-# still exist somewhere, and the tree's other work must end up on a branch (committed by
-# the recovery itself, or saved by a save that now goes through).
-RECOVER=$(sed -n 's/^  recover: //p' <<<"$ERR")
-run_cmd bash -c "cd '$TEST_ROOT/refuse' && $RECOVER"
-assert_eq 0 "$RC" "the pasted recover command fails: $ERR"
-assert_ne "" "$(grep -rlx --include=f.txt nested "$TEST_ROOT/refuse")" \
-    "after the recover command the nested repository's file is gone"
-git -C "$WT" guard save >/dev/null 2>&1
-HELD=no
-for ref in $(git -C "$R" for-each-ref --format='%(refname)' refs/heads/); do
-    [ "$(git -C "$R" show "$ref:other.txt" 2>/dev/null)" = work ] && HELD=yes
-done
-assert_eq yes "$HELD" "after the recover command (and a save) the tree's work is on no branch"
+assert_eq 0 "$RC" "a tree holding a nested repository was not saved: $ERR"
+SAVED_REF=$(printf '%s' "$OUT" | jq -r .stranded)
+NESTED=$(git -C "$R" log -1 --format='%(trailers:key=Stranded-Nested,valueonly)' "$SAVED_REF" | head -1)
+assert_eq "inner" "${NESTED#* }" "the save names no nested save for inner"
+assert_eq "nested" "$(git -C "$R" show "${NESTED%% *}:f.txt" 2>&1)" "the nested repository's uncommitted file was lost"
+assert_eq 0 "$(git -C "$R" merge-base --is-ancestor "$LOCAL" "$SAVED_REF"; echo $?)" \
+    "the nested repository's local commit is not reachable from the save: it was lost"
+assert_eq "${NESTED%% *}" "$(git -C "$R" rev-parse "$SAVED_REF:inner")" "the save's tree records no gitlink to the nested save"
+assert_eq "work" "$(git -C "$R" show "$SAVED_REF:other.txt")" "the tree's own untracked file was lost"
+assert_eq "$BEFORE" "$(state_of "$WT" | grep -v '^refs/heads/stranded/')" "the save wrote into the tree"
+assert_eq "$INNER_BEFORE" "$(cd "$WT/inner/.git" && find . -type f -print0 | sort -z | xargs -0 sha1sum)" \
+    "the save wrote into the nested repository"
 
 section "usage errors exit 2"
 run_cmd git -C "$R" guard save --bogus
@@ -282,40 +270,27 @@ assert_ne 0 "$RC" "status took a subdirectory for the tree"
 assert_eq "$BEFORE" "$(state_of "$WT")" "a refused save wrote into the tree or its refs"
 assert_eq "$MAIN_BEFORE" "$(state_of "$R")" "a refused save wrote into the main tree"
 
-section "bad input: reftable and SHA-256 repositories are refused, nothing written"
+section "formats: SHA-256 is saved like SHA-1; reftable on a git without it is a clear refusal"
 # Directory names that do not give the answer away: the message must.
 git init -q "$TEST_ROOT/kind-a"
 printf 'work\n' >"$TEST_ROOT/kind-a/f.txt"
 git -C "$TEST_ROOT/kind-a" config core.repositoryformatversion 1
 git -C "$TEST_ROOT/kind-a" config extensions.refStorage reftable
+before=$(cd "$TEST_ROOT/kind-a" && find . -printf '%p %s %T@\n' | sort)
+for cmd in "save" "save ." "status"; do
+    # shellcheck disable=SC2086
+    run_cmd bash -c "cd '$TEST_ROOT/kind-a' && git guard $cmd"
+    assert_ne 0 "$RC" "'git guard $cmd' in a repository this git cannot read succeeded"
+    assert_contains "$ERR" "refstorage" "'git guard $cmd' in a reftable repository: no clear message"
+done
+assert_eq "$before" "$(cd "$TEST_ROOT/kind-a" && find . -printf '%p %s %T@\n' | sort)" "something was written into the reftable repository"
 git init -q --object-format=sha256 "$TEST_ROOT/kind-b"
 commit_file "$TEST_ROOT/kind-b" f.txt committed
 printf 'work\n' >"$TEST_ROOT/kind-b/f.txt"
-for pair in kind-a:reftable kind-b:sha256; do
-    dir=$TEST_ROOT/${pair%%:*} kind=${pair#*:}
-    before=$(cd "$dir" && find . -printf '%p %s %T@\n' | sort)
-    for cmd in "save" "save ." "status"; do
-        # shellcheck disable=SC2086
-        run_cmd bash -c "cd '$dir' && git guard $cmd"
-        assert_ne 0 "$RC" "'git guard $cmd' in a $kind repository succeeded"
-        assert_contains "$ERR" "$kind" "'git guard $cmd' in a $kind repository: no clear message"
-    done
-    assert_eq "$before" "$(cd "$dir" && find . -printf '%p %s %T@\n' | sort)" "something was written into the $kind repository"
-done
-
-# ------------------------------------------------------------------------------------
-section "two processes saving one tree at once make one stranded branch"
-for round in 1 2 3; do
-    setup "race$round"
-    printf 'edited %s\n' "$round" >"$WT/a.txt"
-    printf 'u\n' >"$WT/u.txt"
-    (git -C "$R" guard save "$WT" >"$TEST_ROOT/race$round/1.out" 2>&1; echo $? >"$TEST_ROOT/race$round/1.rc") &
-    (git -C "$R" guard save "$WT" >"$TEST_ROOT/race$round/2.out" 2>&1; echo $? >"$TEST_ROOT/race$round/2.rc") &
-    wait
-    assert_eq "0 0" "$(cat "$TEST_ROOT/race$round/1.rc") $(cat "$TEST_ROOT/race$round/2.rc")" \
-        "round $round: a concurrent save failed (see $TEST_ROOT/race$round/*.out)"
-    assert_eq 1 "$(stranded_refs "$R" | wc -l)" "round $round: two concurrent saves of one tree made $(stranded_refs "$R" | wc -l) branches"
-done
+run_cmd git -C "$TEST_ROOT/kind-b" guard save
+assert_eq 0 "$RC" "a SHA-256 repository's work was not saved: $ERR"
+assert_eq work "$(git -C "$TEST_ROOT/kind-b" show "$(stranded_refs "$TEST_ROOT/kind-b"):f.txt" 2>&1)" \
+    "the edit in a SHA-256 repository was lost"
 
 # ------------------------------------------------------------------------------------
 section "a full disk: a clear refusal, the tree untouched"
@@ -337,7 +312,9 @@ full_disk_save() {
     assert_contains "$ERR" "untracked: big.bin" "$label: the refusal does not say what the tree holds"
     assert_eq "$before" "$(state_of "$repo")" "$label: a save on a full disk changed the tree, its index or refs"
     assert_eq "" "$(ls -A "$repo/.git/guard/tmp" 2>/dev/null)" "$label: a private index was left behind"
-    assert_eq "" "$(find "$repo/.git/objects" -name 'tmp_*')" "$label: a half-written object was left behind"
+    # git itself may leave its half-written tmp_obj_* on ENOSPC; the next save sweeps those
+    # once they are an hour old (no git writes one object that long).
+    assert_eq "" "$(find "$repo/.git/objects" -name 'tmp_*' ! -name 'tmp_obj_*')" "$label: a half-written object was left behind"
     rm -f "$MNT/filler"
     run_cmd git -C "$repo" guard save
     assert_eq 0 "$RC" "$label: the save still fails once space was freed: $ERR"

@@ -126,6 +126,75 @@ assert_no_ref "$REPO" refs/heads/contested "branch -D race: the branch is gone"
 assert_ne 0 "$(exits branch 0)" "branch -D race: a racer deleted the branch"
 assert_eq 1 "$(cat "$TEST_ROOT/race/branch"/*.err | grep -c 'saved branch contested')" "branch -D race: one racer reported the save"
 
+section "32 git guard remove over 16 trees: every tree saved once and removed, no spurious error"
+pids=()
+for t in $(seq 1 16); do
+    git_real -C "$REPO" worktree add -q -b "many-$t" "$TEST_ROOT/many-$t"
+    printf 'work of tree %d\n' "$t" >"$TEST_ROOT/many-$t/u.txt"
+done
+mkdir -p "$TEST_ROOT/race/many"
+for n in $(seq 1 32); do
+    t=$(((n - 1) % 16 + 1))
+    (cd "$REPO" && timeout 120 "$GUARD_BIN_DIR/git-guard" remove "$TEST_ROOT/many-$t" >"$TEST_ROOT/race/many/$n.out" 2>"$TEST_ROOT/race/many/$n.err"
+     echo $? >"$TEST_ROOT/race/many/$n.rc") &
+    pids+=($!)
+done
+wait "${pids[@]}"
+assert_eq 32 "$(cat "$TEST_ROOT/race/many"/*.rc | grep -cx 0)" "many: a remover of one tree failed because of another (exit codes: $(cat "$TEST_ROOT/race/many"/*.rc | sort | uniq -c | tr '\n' ' '))"
+assert_eq "" "$(cat "$TEST_ROOT/race/many"/*.err)" "many: a remover printed an error"
+lost=0 twice=0
+for t in $(seq 1 16); do
+    refs=$(git_real -C "$REPO" for-each-ref --format='%(refname)' "refs/heads/stranded/many-$t/")
+    [ "$(count "$refs")" -gt 1 ] && twice=$((twice + 1))
+    [ "$(git_real -C "$REPO" show "$(printf '%s\n' "$refs" | head -1):u.txt" 2>/dev/null)" = "work of tree $t" ] || lost=$((lost + 1))
+    [ -e "$TEST_ROOT/many-$t" ] && lost=$((lost + 100))
+done
+assert_eq 0 "$lost" "many: a tree's untracked file was destroyed unsaved, or a tree was not removed"
+assert_eq 0 "$twice" "many: a tree was saved twice"
+
+section "32 git worktree remove --force (through the shim) over 16 trees"
+pids=()
+for t in $(seq 1 16); do
+    git_real -C "$REPO" worktree add -q -b "shim-many-$t" "$TEST_ROOT/shim-many-$t"
+    printf 'shim work of tree %d\n' "$t" >"$TEST_ROOT/shim-many-$t/u.txt"
+done
+mkdir -p "$TEST_ROOT/race/shim-many"
+for n in $(seq 1 32); do
+    t=$(((n - 1) % 16 + 1))
+    (cd "$REPO" && timeout 120 git worktree remove --force "$TEST_ROOT/shim-many-$t" >"$TEST_ROOT/race/shim-many/$n.out" 2>"$TEST_ROOT/race/shim-many/$n.err"
+     echo $? >"$TEST_ROOT/race/shim-many/$n.rc") &
+    pids+=($!)
+done
+wait "${pids[@]}"
+assert_eq 16 "$(cat "$TEST_ROOT/race/shim-many"/*.rc | grep -cx 0)" "shim-many: not exactly one remover per tree succeeded (exit codes: $(cat "$TEST_ROOT/race/shim-many"/*.rc | sort | uniq -c | tr '\n' ' '))"
+assert_eq 16 "$(cat "$TEST_ROOT/race/shim-many"/*.rc | grep -cx 128)" "shim-many: the second remover of a tree did not get git's own 128"
+assert_eq "" "$(cat "$TEST_ROOT/race/shim-many"/*.err | grep -v '^fatal: \|^git-guard: saved ')" "shim-many: a remover printed something other than git's fatal or the save"
+lost=0 twice=0
+for t in $(seq 1 16); do
+    refs=$(git_real -C "$REPO" for-each-ref --format='%(refname)' "refs/heads/stranded/shim-many-$t/")
+    [ "$(count "$refs")" -gt 1 ] && twice=$((twice + 1))
+    [ "$(git_real -C "$REPO" show "$(printf '%s\n' "$refs" | head -1):u.txt" 2>/dev/null)" = "shim work of tree $t" ] || lost=$((lost + 1))
+    [ -e "$TEST_ROOT/shim-many-$t" ] && lost=$((lost + 100))
+done
+assert_eq 0 "$lost" "shim-many: a tree's untracked file was destroyed unsaved, or a tree was not removed"
+assert_eq 0 "$twice" "shim-many: a tree was saved twice"
+
+section "a writer appending during the removal: the save holds every line from before, the removal proceeds"
+git_real -C "$REPO" worktree add -q -b writer "$TEST_ROOT/writer"
+seq 1 2000 | sed 's/^/line /' >"$TEST_ROOT/writer/log.txt"
+before=$(sha1sum <"$TEST_ROOT/writer/log.txt")
+(while [ -d "$TEST_ROOT/writer" ]; do echo "appended" >>"$TEST_ROOT/writer/log.txt" 2>/dev/null || break; done) &
+writer=$!
+sleep 0.2
+run_cmd bash -c "cd '$REPO' && timeout 120 '$GUARD_BIN_DIR/git-guard' remove '$TEST_ROOT/writer'"
+kill "$writer" 2>/dev/null
+wait "$writer" 2>/dev/null
+assert_eq 0 "$RC" "writer: the removal under a writer failed or was refused: $ERR"
+ref=$(git_real -C "$REPO" for-each-ref --format='%(refname)' refs/heads/stranded/writer/ | head -1)
+assert_eq "$before" "$(git_real -C "$REPO" show "${ref:-none}:log.txt" 2>/dev/null | head -2000 | sha1sum)" \
+    "writer: lines that existed before the removal started are missing from the save: they were lost"
+assert_no_file "$TEST_ROOT/writer" "writer: the tree was not removed"
+
 section "no lock or temporary file is left behind"
 # (git-guard's own lock files under .git/guard/locks stay by design: file_lock needs one.)
 assert_eq "" "$(find "$REPO/.git" -name '*.lock' -not -path '*/guard/locks/*' 2>/dev/null)" "no git .lock file is left"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # "Block only when saving fails" (DESIGN §2.3, §8): when no stranded branch can be
-# created (a FILE at .git/refs/heads/stranded makes every name impossible), or the
-# tree holds a nested repository, the removal is refused: exit 128 from the shim, the
+# created (a FILE at .git/refs/heads/stranded makes every name impossible), the
+# removal is refused: exit 128 from the shim, the
 # tree, its index and its branch byte-identical, and a message naming the path, the
 # branch, what the tree holds, why, and recover/discard commands that work when
 # pasted (this suite pastes them). Branch deletions are refused through the hook the
@@ -164,54 +164,43 @@ git_real branch -D by2 >/dev/null 2>&1
 
 rm -f "$REPO/.git/refs/heads/stranded"
 
-section "a tree holding a nested repository is refused and kept whole"
+# nested_saved REF PATH FILE CONTENT COMMIT LABEL: the save REF records the nested
+# repository at PATH whole: FILE with CONTENT in its own save, and COMMIT reachable.
+nested_saved() {
+    local ref=$1 path=$2 file=$3 content=$4 commit=$5 label=$6 n
+    n=$(git_real log -1 --format='%(trailers:key=Stranded-Nested,valueonly)' "$ref" | sed -n "s| $path\$||p")
+    assert_ne "" "$n" "$label: the save names no nested save for $path: the nested repository was lost"
+    assert_eq "$content" "$(git_real show "$n:$file" 2>&1)" "$label: the nested repository's uncommitted $file was lost"
+    git_real merge-base --is-ancestor "$commit" "$ref" 2>/dev/null
+    assert_eq 0 "$?" "$label: the nested repository's own commit is not reachable from the save: it was lost"
+}
+
+section "a tree holding a nested repository is saved whole, then removed (DESIGN §2.3, LESSONS 16)"
 git_real worktree add -q -b n1 "$TEST_ROOT/n1"
 nested=$TEST_ROOT/n1/vendor/lib
 git_real init -q "$nested"
 commit_file "$nested" lib.txt "nested commit"
+local_commit=$(git_real -C "$nested" rev-parse HEAD)
 printf 'uncommitted in the nested repository\n' >"$nested/wip.txt"
 printf 'plain untracked\n' >"$TEST_ROOT/n1/notes.txt"
-keep_state "$TEST_ROOT/n1" n1
-snapshot "$nested/.git" >"$TEST_ROOT/state/n1/nested-git"
 record "$TEST_ROOT/out/nested" git worktree remove --force ../n1
-assert_eq 128 "$(cat "$TEST_ROOT/out/nested.rc")" "the nested repository makes the shim refuse with 128"
-same_state "$TEST_ROOT/n1" n1 "nested repository"
-snapshot "$nested/.git" >"$TEST_ROOT/state/n1/nested-git.after"
-assert_same_file "$TEST_ROOT/state/n1/nested-git" "$TEST_ROOT/state/n1/nested-git.after" \
-    "the nested repository's own .git is byte-identical"
-msg=$(cat "$TEST_ROOT/out/nested.err")
-assert_contains "$msg" "nested repository" "the message says a nested repository is why"
-assert_contains "$msg" "vendor/lib" "the message names the nested repository"
-run_cmd git guard remove ../n1
-assert_eq 1 "$RC" "git guard remove keeps a tree with a nested repository: exit 1"
-assert_file_exists "$nested/wip.txt" "git guard remove kept the nested repository's files"
-discard=$(message_line "$msg" discard)
-(cd "$TEST_ROOT/elsewhere" && bash -c "$discard") >"$TEST_ROOT/out/nested-discard.out" 2>&1
-assert_eq 0 "$?" "the pasted discard of the nested tree succeeds: $discard ($(head -c 300 "$TEST_ROOT/out/nested-discard.out"))"
-assert_no_file "$TEST_ROOT/n1" "git guard discard removed the tree"
-assert_not_contains "$(git_real worktree list --porcelain)" "$TEST_ROOT/n1" "git guard discard removed its admin entry"
+assert_eq 0 "$(cat "$TEST_ROOT/out/nested.rc")" "the shim did not let the removal of a tree with a nested repository proceed"
+assert_no_file "$TEST_ROOT/n1" "the tree with a nested repository was not removed"
+ref=$(git_real for-each-ref --format='%(refname)' refs/heads/stranded/n1/ | head -1)
+assert_ne "" "$ref" "the tree with a nested repository was removed unsaved"
+assert_eq "plain untracked" "$(git_real show "$ref:notes.txt" 2>&1)" "the tree's own untracked file was lost"
+nested_saved "$ref" vendor/lib wip.txt "uncommitted in the nested repository" "$local_commit" "shim"
 
-section "following the recover advice for a nested repository does not lose it"
-# The advice moves the nested repository out of the tree; the removal may then go
-# ahead. Either way the nested repository and its commit must survive somewhere: in
-# the tree, at the place the advice moved it to, or on a branch.
 git_real worktree add -q -b n2 "$TEST_ROOT/n2"
 git_real init -q "$TEST_ROOT/n2/vendor/lib"
 commit_file "$TEST_ROOT/n2/vendor/lib" lib.txt "nested commit two"
-run_cmd git worktree remove --force ../n2
-recover=$(message_line "$ERR" recover)
-assert_contains "$recover" "mv " "the recover advice for a nested repository moves it out of the tree"
-(cd "$TEST_ROOT/elsewhere" && bash -c "$recover") >/dev/null 2>&1
-run_cmd git worktree remove --force ../n2
-moved=$(printf '%s' "$recover" | sed 's/ *#.*//' | awk '{print $NF}' | tr -d "'")
-if [ -e "$TEST_ROOT/n2/vendor/lib/lib.txt" ]; then
-    pass "after recover, the removal still keeps the nested repository (rc $RC)"
-elif [ -n "$moved" ] && git_real -C "$moved" log --format=%s 2>/dev/null | grep -q .; then
-    pass "after recover, the nested repository and its commit live on at $moved"
-else
-    found=$(git_real log --all --format=%H -- vendor/lib/lib.txt | head -1)
-    assert_ne "" "$found" "after following the refusal's recover advice, remove --force destroyed the nested repository (its commit and lib.txt), saved nowhere"
-fi
+local_commit=$(git_real -C "$TEST_ROOT/n2/vendor/lib" rev-parse HEAD)
+printf 'two\n' >"$TEST_ROOT/n2/vendor/lib/wip.txt"
+run_cmd git guard remove ../n2
+assert_eq 0 "$RC" "git guard remove did not remove a tree with a nested repository: $ERR"
+assert_no_file "$TEST_ROOT/n2" "git guard remove kept a tree whose nested repository was saved"
+ref=$(git_real for-each-ref --format='%(refname)' refs/heads/stranded/n2/ | head -1)
+nested_saved "$ref" vendor/lib wip.txt two "$local_commit" "git guard remove"
 
 section "control: without git-guard, git alone destroys the refused tree"
 git_real config guard.enabled false

@@ -113,6 +113,21 @@ Files tree_files(const fs::path& repo, const std::string& rev)
     return files;
 }
 
+// Same as tree_files, for either object format.
+Files tree_files_any(const fs::path& repo, const std::string& rev)
+{
+    auto r = guard::run({"git", "-C", repo.string(), "ls-tree", "-r", "-z", "--full-tree",
+                         "--format=%(objectmode) %(objectname)%x09%(path)", rev});
+    BOOST_REQUIRE_MESSAGE(r.status == 0, "cannot read " << rev << ": " << r.err);
+    Files files;
+    for (size_t at = 0, end; (end = r.out.find('\0', at)) != std::string::npos; at = end + 1) {
+        std::string line = r.out.substr(at, end - at);
+        auto tab = line.find('\t'), sp = line.find(' ');
+        files[line.substr(tab + 1)] = {line.substr(0, sp), line.substr(sp + 1, tab - sp - 1)};
+    }
+    return files;
+}
+
 // The stranded commit holds the working state, file by file, content and mode.
 void expect_saved(const Files& expected, const Files& saved)
 {
@@ -555,27 +570,49 @@ BOOST_AUTO_TEST_CASE(untracked_symlink_outside_the_tree_is_not_saved)
                "a symlink pointing outside the tree was saved");
 }
 
-// --- cannot be saved ----------------------------------------------------------------
+// --- nested repositories and submodules are saved whole (C1 Stranded-Nested) -------------
 
-BOOST_AUTO_TEST_CASE(nested_repository_is_refused_and_nothing_written)
+// The value of trailer `key` in commit `rev`, each on its own line.
+std::string trailer(const fs::path& repo, const std::string& rev, const std::string& key)
+{
+    std::string out = git_out(repo, {"log", "-1", "--format=%(trailers:key=" + key + ",valueonly)", rev});
+    while (!out.empty() && out.back() == '\n')
+        out.pop_back();
+    return out;
+}
+
+BOOST_AUTO_TEST_CASE(nested_repository_is_saved_whole_and_nothing_in_it_written)
 {
     TempRepo repo;
     fs::path wt = base_with_worktree(repo);
     repo.git_in(wt, {"init", "-q", "inner"});
-    write_file(wt / "inner/file.txt", "inside a nested repository\n");
+    write_file(wt / "inner/committed.txt", "a commit only the nested repository holds\n");
+    repo.git_in(wt / "inner", {"add", "committed.txt"});
+    repo.git_in(wt / "inner", {"commit", "-q", "-m", "local"});
+    std::string local = rev(wt / "inner", "HEAD");
+    write_file(wt / "inner/file.txt", "uncommitted, inside a nested repository\n");
     write_file(wt / "other.txt", "ordinary work\n");
     TreeState before(wt, "wt");
-    std::string objects = git_out(repo.path(), {"count-objects"});
-    std::string why = refusal(repo.path(), wt);
-    BOOST_TEST(!why.empty(), "a tree holding a nested repository was saved as a mere pointer");
-    BOOST_TEST(why.find("nested repository inner") != std::string::npos,
-               "the refusal does not say a nested repository is why: " << why);
-    expect_untouched(before, TreeState(wt, "wt"), true);
-    BOOST_TEST(git_out(repo.path(), {"count-objects"}) == objects,
-               "objects were written by a refused save");
+    auto result = save(repo, wt);
+    BOOST_REQUIRE_MESSAGE(result.saved, "a tree holding a nested repository was not saved: " << result.refused);
+    const std::string& ref = result.saved->ref;
+    expect_untouched(before, TreeState(wt, "wt"), false);
+    std::string nested = trailer(repo.path(), ref, "Stranded-Nested");
+    BOOST_REQUIRE_MESSAGE(nested.ends_with(" inner"), "no Stranded-Nested trailer for inner: " << nested);
+    std::string n = nested.substr(0, nested.find(' '));
+    BOOST_TEST(git_out(repo.path(), {"rev-parse", ref + ":inner"}) == n + "\n",
+               "the save's tree records no gitlink to the nested save");
+    BOOST_TEST(git_out(repo.path(), {"show", n + ":file.txt"}) == "uncommitted, inside a nested repository\n",
+               "the nested repository's uncommitted file was lost");
+    BOOST_TEST(git_out(repo.path(), {"merge-base", "--is-ancestor", local, ref}).find("<failed") == std::string::npos,
+               "the nested repository's local commit is not reachable from the save: it was lost");
+    BOOST_TEST(git_out(repo.path(), {"show", ref + ":other.txt"}) == "ordinary work\n");
+    BOOST_TEST(git_out(repo.path(), {"fsck", "--no-dangling", "--connectivity-only"}).find("<failed") ==
+                   std::string::npos,
+               "the guarded repository is not connected after the nested save");
 }
 
-BOOST_AUTO_TEST_CASE(submodule_with_changes_is_refused_and_nothing_written)
+BOOST_AUTO_TEST_CASE(submodule_with_changes_is_saved_whole)
 {
     TempRepo repo;
     TempRepo sub;
@@ -585,11 +622,14 @@ BOOST_AUTO_TEST_CASE(submodule_with_changes_is_refused_and_nothing_written)
     BOOST_TEST(!save(repo, repo.path()).saved, "a clean submodule was saved");
     write_file(repo.path() / "mod/README", "edited inside the submodule\n");
     TreeState before(repo.path(), "main");
-    std::string why = refusal(repo.path(), repo.path());
-    BOOST_TEST(!why.empty(), "a submodule with work of its own was saved as a mere pointer");
-    BOOST_TEST(why.find("submodule mod") != std::string::npos,
-               "the refusal does not say the submodule is why: " << why);
-    expect_untouched(before, TreeState(repo.path(), "main"), true);
+    auto result = save(repo, repo.path());
+    BOOST_REQUIRE_MESSAGE(result.saved, "a submodule with work of its own was not saved: " << result.refused);
+    expect_untouched(before, TreeState(repo.path(), "main"), false);
+    std::string nested = trailer(repo.path(), result.saved->ref, "Stranded-Nested");
+    BOOST_REQUIRE_MESSAGE(nested.ends_with(" mod"), "no Stranded-Nested trailer for mod: " << nested);
+    std::string n = nested.substr(0, nested.find(' '));
+    BOOST_TEST(git_out(repo.path(), {"show", n + ":README"}) == "edited inside the submodule\n",
+               "the submodule's edit was lost");
 }
 
 // --- never overwrite ---------------------------------------------------------------
@@ -734,8 +774,14 @@ BOOST_AUTO_TEST_CASE(unborn_head_saves_untracked_files_on_a_root_commit)
     auto result = guard::save_path(fresh, fresh, {});
     BOOST_REQUIRE_MESSAGE(result.saved, "the files of an unborn branch were not saved");
     const auto& ref = result.saved->ref;
-    BOOST_TEST(git_out(fresh, {"rev-list", "--parents", "-1", ref}).size() == 41u,
-               "the save on an unborn HEAD is not a root commit");
+    // Layout 2 on an unborn HEAD: no HEAD parent; the index commit I is the only parent.
+    std::string parents = git_out(fresh, {"rev-list", "--parents", "-1", ref});
+    std::string index = trailer(fresh, ref, "Stranded-Index");
+    BOOST_TEST(parents.size() == 82u, "the save on an unborn HEAD has parents other than its index: " << parents);
+    BOOST_TEST(parents.substr(41) == index + "\n", "the staged file's index record is not the save's parent");
+    BOOST_TEST(trailer(fresh, ref, "Stranded-Head") == "unborn");
+    BOOST_TEST(git_out(fresh, {"show", index + ":staged.txt"}) == "staged\n",
+               "the staged file was lost from the index record");
     expect_saved(working_files(fresh), tree_files(fresh, ref));
     expect_untouched(before, TreeState(fresh, "main"), false);
     BOOST_TEST(git_out(fresh, {"symbolic-ref", "HEAD"}) == "refs/heads/main\n", "HEAD was moved");
@@ -836,35 +882,25 @@ BOOST_AUTO_TEST_CASE(subdirectory_of_a_worktree_is_not_taken_for_the_tree)
     expect_untouched(main_before, TreeState(repo.path(), "main"), true);
 }
 
-BOOST_AUTO_TEST_CASE(reftable_and_sha256_repositories_are_refused)
+BOOST_AUTO_TEST_CASE(sha256_repositories_are_saved_like_sha1_ones)
 {
     TempRepo repo;
-    // Directory names that do not give the answer away: the message must.
-    fs::path reftable = repo.root() / "one";
-    repo.git_in(repo.root(), {"init", "-q", "one"});
-    write_file(reftable / "f.txt", "work\n");
-    repo.git_in(reftable, {"config", "core.repositoryformatversion", "1"});
-    repo.git_in(reftable, {"config", "extensions.refStorage", "reftable"});
     fs::path sha256 = repo.root() / "two";
     repo.git_in(repo.root(), {"init", "-q", "--object-format=sha256", "two"});
     write_file(sha256 / "f.txt", "committed\n");
     repo.git_in(sha256, {"add", "f.txt"});
     repo.git_in(sha256, {"commit", "-q", "-m", "one"});
     write_file(sha256 / "f.txt", "work\n");
-    for (const auto& [dir, word] :
-         {std::pair{reftable, std::string("reftable")}, {sha256, "sha256"}}) {
-        BOOST_TEST_CONTEXT(dir)
-        {
-            Files git_before = working_files(dir / ".git");
-            Files tree_before = working_files(dir);
-            std::string why = refusal(dir, dir);
-            BOOST_TEST(why.find(word) != std::string::npos,
-                       "no clear refusal naming " << word << ": '" << why << "'");
-            BOOST_TEST((working_files(dir / ".git") == git_before),
-                       "something was written into the repository");
-            BOOST_TEST((working_files(dir) == tree_before), "the tree was changed");
-        }
-    }
+    write_file(sha256 / "new.txt", "untracked\n");
+    TreeState before(sha256, "main");
+    auto result = guard::save_path(sha256, sha256, {});
+    BOOST_REQUIRE_MESSAGE(result.saved, "a SHA-256 repository's work was not saved: " << result.refused);
+    BOOST_TEST(result.saved->commit.size() == 64u, "the save's id is not a SHA-256 id");
+    const std::string& ref = result.saved->ref;
+    BOOST_TEST(git_out(sha256, {"show", ref + ":f.txt"}) == "work\n", "the edit of f.txt was lost");
+    BOOST_TEST(git_out(sha256, {"show", ref + ":new.txt"}) == "untracked\n", "the untracked file was lost");
+    BOOST_TEST(tree_files_any(sha256, ref).size() == 2u, "the save holds files the tree does not");
+    expect_untouched(before, TreeState(sha256, "main"), false);
 }
 
 // --- locked saves ---------------------------------------------------------------------
@@ -945,6 +981,20 @@ BOOST_AUTO_TEST_CASE(a_save_happens_under_the_trees_lock)
                "a save was made while another process held the lock");
     auto result = save(repo, wt);
     BOOST_TEST(result.saved.has_value(), "once the lock was released the work was not saved");
+}
+
+BOOST_AUTO_TEST_CASE(save_existing_points_a_new_ref_under_the_given_prefix)
+{
+    TempRepo repo;
+    std::string head = rev(repo.path(), "HEAD");
+    auto saved = guard::save_existing(repo.path() / ".git", "in/place", head,
+                                      {.reason = "reset --hard", .ref_prefix = "refs/stranded"});
+    BOOST_TEST(saved.ref.starts_with("refs/stranded/in/place/"), "the save is not under refs/stranded: " << saved.ref);
+    BOOST_TEST(rev(repo.path(), saved.ref) == head, "the save does not hold the commit");
+    BOOST_TEST(!saved.made_commit);
+    auto again = guard::save_existing(repo.path() / ".git", "in/place", head, {.ref_prefix = "refs/stranded"});
+    BOOST_TEST(again.ref != saved.ref, "a second save overwrote the first");
+    BOOST_CHECK_THROW(guard::save_existing(repo.path() / ".git", "x", std::string(40, '1'), {}), guard::Error);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,5 +1,6 @@
 // DESIGN §4: what counts as work in a tree and on a branch, checked against the real git.
 #include "guard/error.hpp"
+#include "guard/history.hpp"
 #include "guard/process.hpp"
 #include "guard/work.hpp"
 #include "tests/unit/temp_repo.hpp"
@@ -8,6 +9,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <functional>
 #include <ostream>
 
@@ -148,7 +150,7 @@ BOOST_AUTO_TEST_CASE(clean_tree_is_clean)
     BOOST_TEST((w.verdict == Verdict::clean), describe(w));
     BOOST_TEST(w.branch == "wt");
     BOOST_TEST(w.path == wt.string());
-    BOOST_TEST((w.head && guard::to_hex(*w.head) == rev(wt, "HEAD")), "HEAD was misread");
+    BOOST_TEST((w.head && *w.head == rev(wt, "HEAD")), "HEAD was misread");
 }
 
 BOOST_DATA_TEST_CASE(each_kind_of_change_is_work, boost::unit_test::data::make(k_kinds), kind)
@@ -189,9 +191,11 @@ BOOST_AUTO_TEST_CASE(every_worktree_when_no_path_is_given)
     auto works = guard::inspect_paths(repo.path(), {}, {});
     BOOST_REQUIRE_EQUAL(works.size(), 3u);
     BOOST_TEST(works[0].path == repo.path().string(), "the main tree is not first");
-    BOOST_TEST(works[1].path == wt.string());
-    BOOST_TEST(works[2].path == det.string());
-    BOOST_TEST(works[2].branch.empty(), "a detached tree reported a branch");
+    // Linked trees come in git's own order (`git worktree list`).
+    auto detached = std::find_if(works.begin(), works.end(), [&](const Work& w) { return w.path == det.string(); });
+    BOOST_REQUIRE(detached != works.end());
+    BOOST_TEST(std::any_of(works.begin(), works.end(), [&](const Work& w) { return w.path == wt.string(); }));
+    BOOST_TEST(detached->branch.empty(), "a detached tree reported a branch");
 }
 
 // --- commits ------------------------------------------------------------------------
@@ -296,22 +300,22 @@ BOOST_AUTO_TEST_CASE(untracked_symlink_outside_the_tree_is_not_work)
                "a symlink inside the tree was not work: " << describe(w));
 }
 
-// --- cannot be saved ----------------------------------------------------------------
+// --- nested repositories and submodules are saved whole (DESIGN §4.1) -------------------
 
-BOOST_AUTO_TEST_CASE(nested_repository_cannot_be_saved)
+BOOST_AUTO_TEST_CASE(nested_repository_is_work_saved_whole)
 {
     TempRepo repo;
     fs::path wt = base_with_worktree(repo);
     repo.git_in(wt, {"init", "-q", "vendor/inner"});
     write_file(wt / "vendor/inner/f.txt", "nested\n");
     Work w = inspect(repo, wt);
-    BOOST_TEST((w.verdict == Verdict::cannot_save),
-               "a nested repository was taken as savable: " << describe(w));
-    BOOST_TEST(w.reason.find("vendor/inner") != std::string::npos,
-               "the reason does not name it: " << w.reason);
+    BOOST_TEST((w.verdict == Verdict::has_work),
+               "a nested repository was not work, so removing the tree would destroy it: " << describe(w));
+    BOOST_TEST((w.nested == std::vector<std::string>{"vendor/inner"}),
+               "the nested repository is not named for a whole save: " << describe(w));
 }
 
-BOOST_AUTO_TEST_CASE(submodule_with_work_of_its_own_cannot_be_saved)
+BOOST_AUTO_TEST_CASE(submodule_with_work_of_its_own_is_work_saved_whole)
 {
     TempRepo repo;
     TempRepo sub;
@@ -337,10 +341,10 @@ BOOST_AUTO_TEST_CASE(submodule_with_work_of_its_own_cannot_be_saved)
         {
             change.make();
             Work w = inspect(repo, repo.path());
-            BOOST_TEST((w.verdict == Verdict::cannot_save),
-                       "a submodule with work of its own was taken as savable: " << describe(w));
-            BOOST_TEST(w.reason.find("mod") != std::string::npos,
-                       "the reason does not name it: " << w.reason);
+            BOOST_TEST((w.verdict == Verdict::has_work),
+                       "a submodule with work of its own was not work: " << describe(w));
+            BOOST_TEST((w.nested == std::vector<std::string>{"mod"}),
+                       "the submodule is not named for a whole save: " << describe(w));
             repo.git_in(mod, {"reset", "-q", "--hard", "origin/HEAD"});
             repo.git_in(mod, {"clean", "-q", "-fdx"});
         }
@@ -530,6 +534,68 @@ BOOST_AUTO_TEST_CASE(odd_file_names_are_reported_byte_for_byte)
     for (std::string name : {"a file.txt", "new\nline", "caf\xe9", "-rf", "--force"})
         BOOST_TEST(find_change(w, name),
                    "the file named '" << name << "' is missing from the work");
+}
+
+// --- judge_deletions (C2): one walk for a whole transaction -------------------------------
+
+// 300 branches in one transaction: 150 on origin/main's line (held, nothing to save),
+// 150 each with a commit of its own (work), and one whose tip object is missing.
+BOOST_AUTO_TEST_CASE(judge_deletions_three_hundred_branches_in_one_pass)
+{
+    TempRepo repo;
+    std::string script;
+    int mark = 1;
+    for (int i = 0; i < 150; ++i, ++mark)
+        script += "commit refs/remotes/origin/main\nmark :" + std::to_string(mark) +
+                  "\ncommitter T <t@e> 0 +0000\ndata 2\nc\n" + (i == 0 ? "from refs/heads/main\n" : "") + "\n";
+    for (int i = 0; i < 150; ++i, ++mark)
+        script += "commit refs/heads/own" + std::to_string(i) + "\nmark :" + std::to_string(mark) +
+                  "\ncommitter T <t@e> 0 +0000\ndata 2\no\nfrom refs/heads/main\n\n";
+    for (int i = 0; i < 150; ++i)
+        script += "reset refs/heads/held" + std::to_string(i) + "\nfrom :" + std::to_string(i + 1) + "\n\n";
+    auto r = guard::run({"git", "-C", repo.path().string(), "fast-import", "--quiet"}, {.input = script});
+    BOOST_REQUIRE_MESSAGE(r.status == 0, r.err);
+    guard::RefTransaction tx;
+    for (const auto& prefix : {"held", "own"})
+        for (int i = 0; i < 150; ++i) {
+            std::string ref = std::string("refs/heads/") + prefix + std::to_string(i);
+            tx.deletions.push_back({ref, repo.git({"rev-parse", ref}).substr(0, 40)});
+        }
+    tx.deletions.push_back({"refs/heads/ghost", std::string(40, '7')});
+    auto start = std::chrono::steady_clock::now();
+    auto verdicts = guard::judge_deletions(repo.path() / ".git", tx, guard::Settings{},
+                                           start + std::chrono::seconds(60));
+    auto took = std::chrono::steady_clock::now() - start;
+    BOOST_TEST_MESSAGE("judge_deletions of 301 branches took "
+                       << std::chrono::duration_cast<std::chrono::milliseconds>(took).count() << " ms");
+    BOOST_REQUIRE_EQUAL(verdicts.size(), 301u);
+    int held_with_work = 0, own_without = 0;
+    for (size_t i = 0; i < 150; ++i)
+        held_with_work += !verdicts[i].commits.empty();
+    for (size_t i = 150; i < 300; ++i)
+        own_without += verdicts[i].commits.size() != 1;
+    BOOST_TEST(held_with_work == 0, held_with_work << " branches held by origin/main were judged as work");
+    BOOST_TEST(own_without == 0, own_without << " branches with a commit of their own were judged clean: their commits would be lost");
+    BOOST_TEST(verdicts[300].commits.empty(), "a branch whose tip object is missing was judged as work (git would refuse)");
+    BOOST_TEST(!verdicts[300].note.empty(), "a missing tip object gives no note");
+    BOOST_TEST(!verdicts[150].unchecked, "a tip was left unchecked although the deadline had not passed");
+}
+
+BOOST_AUTO_TEST_CASE(judge_deletions_past_the_deadline_saves_unproven_tips)
+{
+    TempRepo repo;
+    repo.git({"branch", "feat"});
+    repo.write("f.txt", "f\n");
+    repo.git({"add", "f.txt"});
+    repo.git({"commit", "-q", "-m", "f"});
+    std::string tip = repo.git({"rev-parse", "HEAD"}).substr(0, 40);
+    repo.git({"checkout", "-q", "feat"});
+    guard::RefTransaction tx{{{"refs/heads/main", tip}}, {}, {}};
+    auto verdicts = guard::judge_deletions(repo.path() / ".git", tx, guard::Settings{},
+                                           std::chrono::steady_clock::now() - std::chrono::seconds(1));
+    BOOST_REQUIRE_EQUAL(verdicts.size(), 1u);
+    BOOST_TEST((verdicts[0].commits == std::vector<std::string>{tip}), "an unproven tip past the deadline is not saved");
+    BOOST_TEST(verdicts[0].unchecked);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

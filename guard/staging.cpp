@@ -1,0 +1,206 @@
+// The save's trees, staged by git itself (DESIGN §5.2): a private copy of the
+// checkout's index, `git add`, `write-tree`. Filters, attributes, sparse and
+// split indexes, intent-to-add entries and conflicts behave as in git.
+#include "guard/staging.hpp"
+
+#include "guard/layout.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace guard {
+
+TempFile::TempFile(const fs::path& dir, const std::string& stem)
+{
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    std::string pattern = (dir / (stem + "-" + std::to_string(::getpid()) + "-XXXXXX")).string();
+    int fd = ec ? -1 : ::mkstemp(pattern.data());
+    if (fd < 0)
+        throw Error("cannot create a private file in " + dir.string() + ": " +
+                    (ec ? ec.message() : std::strerror(errno)));
+    ::close(fd);
+    m_path = pattern;
+}
+
+TempFile::~TempFile()
+{
+    std::error_code ec;
+    fs::remove(m_path, ec);
+    fs::remove(m_path.string() + ".lock", ec);
+}
+
+void sweep_tmp(const fs::path& common)
+{
+    // A killed save leaves its private index behind; an hour is far longer than any save.
+    std::error_code ec;
+    auto now = fs::file_time_type::clock::now();
+    auto cutoff = now - std::chrono::hours(1);
+    fs::path mark = common / "guard" / "swept";
+    if (fs::exists(mark, ec) && fs::last_write_time(mark, ec) > cutoff)
+        return; // swept within the hour: nothing a killed save left is old enough yet
+    fs::create_directories(common / "guard", ec);
+    std::ofstream{mark};
+    fs::last_write_time(mark, now, ec);
+    for (const auto& entry : fs::directory_iterator(common / "guard" / "tmp", ec)) {
+        std::error_code e;
+        if (fs::last_write_time(entry.path(), e) < cutoff && !e)
+            fs::remove_all(entry.path(), e);
+    }
+    // git's own half-written objects (tmp_obj_*, left when a write fails on a full disk).
+    for (const auto& dir : fs::directory_iterator(common / "objects", ec)) {
+        if (dir.path().filename().string().size() != 2)
+            continue;
+        std::error_code e;
+        for (const auto& entry : fs::directory_iterator(dir.path(), e))
+            if (entry.path().filename().string().starts_with("tmp_obj_") &&
+                fs::last_write_time(entry.path(), e) < cutoff && !e)
+                fs::remove(entry.path(), e);
+    }
+}
+
+namespace {
+
+// Runs `args` with `paths` on stdin, NUL-separated; nothing when there are none.
+void feed(const Git& git, const std::vector<std::string>& args, const std::vector<std::string>& paths,
+          const std::string& what)
+{
+    if (paths.empty())
+        return;
+    std::string input;
+    for (const auto& p : paths)
+        input += p + '\0';
+    git.out(args, what, input);
+}
+
+std::string write_tree(const Git& git, const std::string& what)
+{
+    std::string id = first_line_of(git.out({"write-tree"}, what));
+    if (!is_oid(id))
+        throw Error(what + ": git write-tree gave no tree id");
+    return id;
+}
+
+// Excluded paths go back as HEAD has them (LESSONS 7: staged, then put back,
+// never named to `git add`).
+void restore_excluded(const Git& git, const Work& w)
+{
+    std::vector<std::string> all, tracked;
+    for (const auto& e : w.excluded) {
+        all.push_back(e.path);
+        if (e.tracked)
+            tracked.push_back(e.path);
+    }
+    feed(git, {"update-index", "-z", "--force-remove", "--stdin"}, all, "put excluded paths back");
+    if (tracked.empty() || !w.head)
+        return;
+    std::vector<std::string> args = {"ls-tree", "-z", "--full-tree", *w.head, "--"};
+    args.insert(args.end(), tracked.begin(), tracked.end());
+    std::string entries = git.with_env("GIT_LITERAL_PATHSPECS", "1").out(args, "read excluded paths from HEAD");
+    if (!entries.empty())
+        git.out({"update-index", "-z", "--index-info"}, "put excluded paths back as HEAD has them", entries);
+}
+
+// Copies every object `commit` reaches from the nested store into `common`'s.
+void copy_objects(const Git& from, const fs::path& common, const std::string& commit)
+{
+    Git to(common);
+    if (to.run({"cat-file", "-e", commit + "^{commit}"}).status == 0)
+        return;
+    std::string pack = from.out({"pack-objects", "--revs", "--stdout", "-q"}, "pack the objects of " +
+                                from.work_tree().string(), commit + "\n");
+    to.out({"index-pack", "--stdin", "--fix-thin"}, "copy the objects of " + from.work_tree().string(), pack);
+}
+
+// A nested repository's save is written straight into the guarded store (its
+// own objects borrowed as an alternate), so the nested repository itself is
+// never written; its HEAD's history is copied in first.
+std::optional<NestedSave> save_nested(const Git& outer, const std::string& rel, const fs::path& common)
+{
+    fs::path root = outer.work_tree() / rel;
+    fs::path git_dir = git_dir_of(root);
+    if (git_dir.empty())
+        throw Error("nested repository " + root.string() + ": cannot find its git dir");
+    Work w = inspect_checkout(git_dir, root, Settings{});
+    Git own = Git(git_dir, root).isolated();
+    NestedSave n{rel, "", w.head.value_or("unborn"), w.branch.empty() ? "detached" : w.branch};
+    if (w.head)
+        copy_objects(own, common, *w.head);
+    if (!w.has_uncommitted() && w.nested.empty()) {
+        if (!w.head)
+            return std::nullopt; // an empty repository holds nothing
+        n.commit = *w.head;
+        return n;
+    }
+    Git git = own.with_env("GIT_OBJECT_DIRECTORY", absolute_path(common / "objects").string())
+                  .with_env("GIT_ALTERNATE_OBJECT_DIRECTORIES", absolute_path(own.common() / "objects").string());
+    Staged staged = stage_checkout(git, w, common);
+    n.commit = write_save(git, w, staged, Settings{}, "nested");
+    return n;
+}
+
+} // namespace
+
+Staged stage_checkout(const Git& git, const Work& w, const fs::path& common)
+{
+    TempFile file(common / "guard" / "tmp", "index");
+    std::error_code ec;
+    fs::path own = git.index();
+    if (fs::exists(own, ec)) {
+        if (!fs::copy_file(own, file.path(), fs::copy_options::overwrite_existing, ec))
+            throw Error("cannot copy the index of " + git.work_tree().string() + ": " + ec.message());
+    } else {
+        fs::remove(file.path(), ec); // no index yet: git starts from an empty one
+    }
+    Git g = git.with_index(file.path());
+    Staged st;
+    // I: the index as staged; a conflict holds the working file's content.
+    feed(g, {"update-index", "-z", "--add", "--remove", "--stdin"}, w.unmerged, "record the conflicts");
+    st.index_tree = write_tree(g, "write the index of " + git.work_tree().string());
+    for (const auto& rel : w.nested)
+        if (auto n = save_nested(git, rel, common))
+            st.nested.push_back(*n);
+    std::vector<std::string> add = {"add", "-A", "--sparse", "--", "."};
+    for (const auto& rel : w.nested)
+        add.push_back(":(exclude,literal)" + rel);
+    g.out(add, "stage the working state of " + git.work_tree().string());
+    std::vector<std::string> kept;
+    for (const auto& c : w.changes)
+        if (c.kind == ChangeKind::ignored)
+            kept.push_back(c.path);
+    Git literal = g.with_env("GIT_LITERAL_PATHSPECS", "1");
+    // One flag per call: update-index applies only the last of --no-skip-worktree
+    // and --no-assume-unchanged when both are given.
+    feed(g, {"update-index", "-z", "--no-skip-worktree", "--stdin"}, w.hidden, "unhide edited paths");
+    feed(g, {"update-index", "-z", "--no-assume-unchanged", "--stdin"}, w.hidden, "unhide edited paths");
+    feed(literal, {"add", "--sparse", "--pathspec-from-file=-", "--pathspec-file-nul"}, w.hidden,
+         "stage hidden edits");
+    feed(literal, {"add", "-f", "--sparse", "--pathspec-from-file=-", "--pathspec-file-nul"}, kept,
+         "stage guard.keepIgnored paths");
+    restore_excluded(g, w);
+    for (const auto& n : st.nested)
+        g.out({"update-index", "--add", "--cacheinfo", "160000," + n.commit + "," + n.path},
+              "record nested repository " + n.path);
+    st.worktree_tree = write_tree(g, "write the working state of " + git.work_tree().string());
+    return st;
+}
+
+std::string stage_husk(const fs::path& common, const fs::path& root)
+{
+    TempFile file(common / "guard" / "tmp", "husk");
+    std::error_code ec;
+    fs::remove(file.path(), ec); // an empty index
+    Git g = Git(common, root).with_index(file.path());
+    // -f: a husk's own ignore rules may be gone with it; everything on disk is saved.
+    g.out({"add", "-A", "-f", "--", "."}, "save the files of " + root.string());
+    return write_tree(g, "write the files of " + root.string());
+}
+
+} // namespace guard

@@ -1,0 +1,58 @@
+#pragma once
+
+#include "guard/plumbing.hpp"
+#include "guard/work.hpp"
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace guard {
+
+// A nested repository or submodule, saved whole (C1 `Stranded-Nested`): `commit`
+// is its own save (or its HEAD when only commits were at risk), with every
+// object it reaches copied into the guarded repository.
+struct NestedSave {
+    std::string path;    // relative to the outer tree's root
+    std::string commit;
+    std::string head;    // its HEAD id, or "unborn"
+    std::string branch;  // its branch, or "detached"
+};
+
+// The trees a save records, staged by git itself into a private index seeded
+// from the checkout's own index (DESIGN §5.2). The checkout's files, index,
+// HEAD and branch are never written.
+struct Staged {
+    std::string worktree_tree;           // S's tree: the working state
+    std::string index_tree;              // I's tree: the index, conflicts resolved to the working file
+    std::vector<NestedSave> nested;
+};
+
+// Stages `work` (as inspected in the checkout `git` names: its git dir and its
+// root) into private indexes under `<common>/guard/tmp/`, saving nested
+// repositories recursively into the store at `common`. Throws Error when git
+// cannot stage or write.
+Staged stage_checkout(const Git& git, const Work& work, const std::filesystem::path& common);
+
+// Every file under `root` (a tree git can no longer read), as a tree in the
+// store at `common`.
+std::string stage_husk(const std::filesystem::path& common, const std::filesystem::path& root);
+
+// A private file `<dir>/<stem>-<pid>-XXXXXX`, removed with its `.lock` on
+// destruction. Leftovers of killed runs are swept by `sweep_tmp`.
+class TempFile {
+public:
+    TempFile(const std::filesystem::path& dir, const std::string& stem);
+    ~TempFile();
+    TempFile(const TempFile&) = delete;
+    TempFile& operator=(const TempFile&) = delete;
+    const std::filesystem::path& path() const { return m_path; }
+
+private:
+    std::filesystem::path m_path;
+};
+
+// Removes what killed saves left in `<common>/guard/tmp/` (older than an hour).
+void sweep_tmp(const std::filesystem::path& common);
+
+} // namespace guard

@@ -2,6 +2,7 @@
 // (front/hook.c) sends only `prepared` transactions that delete a branch here,
 // and runs a chained user hook itself.
 #include "guard/hook.hpp"
+#include "guard/journal.hpp"
 
 #include "guard/lock.hpp"
 #include "guard/log.hpp"
@@ -168,6 +169,7 @@ bool guard_deletion(git_repository* repo, const Settings& settings, const Update
                      s.ref.substr(11).c_str(), shell_quote(s.ref.substr(11)).c_str());
     } catch (const Error& e) {
         std::fprintf(stderr, "git-guard: %s", refusal_message(work, e.what(), "delete").c_str());
+        journal_refusal(common_dir(repo), work, e.what(), "branch delete");
         return false;
     }
     return true;

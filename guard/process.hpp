@@ -11,12 +11,14 @@ struct RunOptions {
     std::string input;                                        // written to the child's stdin
     std::vector<std::pair<std::string, std::string>> env;     // added or replaced
     bool capture = true;                                      // false: child shares our stdout/stderr
+    int timeout_ms = 0;  // > 0: past it the child's whole process group is killed (SIGKILL)
 };
 
 struct RunResult {
     int status = -1; // exit code, or 128 + signal
     std::string out;
     std::string err;
+    bool timed_out = false; // killed at RunOptions::timeout_ms
 };
 
 // Runs `argv` (argv[0] is a path or a name looked up on PATH) without a shell and waits.

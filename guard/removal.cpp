@@ -1,6 +1,7 @@
 // `git guard remove` and `git guard discard`: the complete removal for
 // orchestrators. A ladder: validate, save, verify, then remove.
 #include "guard/removal.hpp"
+#include "guard/journal.hpp"
 
 #include "guard/lock.hpp"
 #include "guard/log.hpp"
@@ -130,8 +131,9 @@ std::vector<Saved> save_branch(git_repository* repo, const std::string& branch, 
     return saved;
 }
 
-RemoveResult kept(const std::string& why)
+RemoveResult kept(const fs::path& common, const Work& work, const std::string& why)
 {
+    journal_refusal(common, work, why, "remove");
     RemoveResult r;
     r.message = why;
     return r;
@@ -202,15 +204,16 @@ RemoveResult remove_tree(const fs::path& start, const fs::path& path, const Remo
                 work = inspect_tree(tree_repo.get(), *tree, settings);
                 branch = work.branch;
                 if (work.verdict == Verdict::cannot_save)
-                    return kept(refusal_message(work, work.reason));
+                    return kept(common, work, refusal_message(work, work.reason));
                 if (auto s = save_tree(tree_repo.get(), *tree, work, settings, {.reason = "remove"}))
                     result.saved.push_back(*s);
             }
         } catch (const Error& e) {
-            return kept(refusal_message(work, e.what()));
+            return kept(common, work, refusal_message(work, e.what()));
         }
     } else {
         spdlog::warn("discarding {} without saving it", abs.string());
+        journal_record(common, {.kind = "discard", .path = abs.string(), .reason = "discard"});
     }
     // Point of no return: the work is on verified branches (or explicitly discarded).
     std::string git = find_real_git();
@@ -263,6 +266,7 @@ std::string discard(const fs::path& start, const std::string& target)
     // Deleted through libgit2, which runs no hook: discarding is the explicit override.
     check(git_reference_delete(raw), "delete branch " + name);
     spdlog::warn("discarded branch {} (was {})", name, was);
+    journal_record(common_dir(repo.get()), {.kind = "discard", .commit = was, .branch = name, .reason = "discard"});
     return "discarded branch " + name + " (was " + was.substr(0, 12) + ")";
 }
 

@@ -2,6 +2,7 @@
 // The static front end (front/shim.c) sends only these here; everything else
 // never reaches this file.
 #include "guard/shim.hpp"
+#include "guard/journal.hpp"
 
 #include "guard/lock.hpp"
 #include "guard/log.hpp"
@@ -130,6 +131,7 @@ int refuse(const Work& w, const std::string& why)
 {
     std::fprintf(stderr, "fatal: git-guard: %s", refusal_message(w, why).c_str());
     spdlog::warn("refused to let git remove {}: {}", w.path, why);
+    journal_refusal({}, w, why, "git worktree");
     return 128;
 }
 

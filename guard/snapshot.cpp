@@ -1,5 +1,6 @@
 #include "guard/snapshot.hpp"
 
+#include "guard/journal.hpp"
 #include "guard/lock.hpp"
 #include "guard/report.hpp"
 
@@ -355,6 +356,7 @@ Saved save_tip(git_repository* repo, const std::string& name, const git_oid& tip
     verify(repo, s);
     s.diffstat = "no new commit: the branch holds " + to_hex(tip).substr(0, 12);
     spdlog::info("saved {} at {} ({})", s.ref, to_hex(tip), options.reason);
+    journal_record(common_dir(repo), tip_save_event(s.ref, to_hex(tip), name, options.reason));
     return s;
 }
 
@@ -371,6 +373,7 @@ Saved save_commit(git_repository* repo, const Work& w, const git_oid& tree_oid,
     verify(repo, s);
     s.diffstat = diffstat(repo, head.get(), tree_oid);
     spdlog::info("saved {} from {} to {} ({})", to_hex(s.commit), w.path, s.ref, options.reason);
+    journal_record(common_dir(repo), {.kind = "save", .ref = s.ref, .commit = to_hex(s.commit), .path = w.path, .branch = w.branch, .reason = options.reason, .detail = s.diffstat});
     return s;
 }
 

@@ -36,8 +36,8 @@ std::string push_url(const fs::path& common_dir, const std::string& remote)
     return url.empty() ? remote : url;
 }
 
-// `git push --porcelain` lines: "<flag>\t<src>:<dst>\t<summary>"; ' ', '*', '=' and '+' are
-// success.
+// The destination refs of `git push --porcelain` lines "<flag>\t<src>:<dst>\t<summary>" whose
+// flag is a success: ' ', '*', '=' or '+'.
 std::set<std::string> accepted(const std::string& porcelain)
 {
     std::set<std::string> refs;
@@ -45,9 +45,9 @@ std::set<std::string> accepted(const std::string& porcelain)
     for (std::string line; std::getline(in, line);) {
         if (line.size() < 3 || line[1] != '\t' || std::string(" *=+").find(line[0]) == std::string::npos)
             continue;
-        auto colon = line.find(':', 2);
-        if (colon != std::string::npos)
-            refs.insert(line.substr(2, colon - 2));
+        auto colon = line.find(':', 2), tab = line.find('\t', 2);
+        if (colon != std::string::npos && tab != std::string::npos && tab > colon)
+            refs.insert(line.substr(colon + 1, tab - colon - 1));
     }
     return refs;
 }
@@ -110,7 +110,7 @@ PushResult push_pending(const fs::path& common_dir)
         if (pending.empty())
             return result;
         auto argv = git_without_hooks(common_dir);
-        for (auto word : {"push", "--porcelain", "--no-verify", "--quiet"})
+        for (auto word : {"push", "--porcelain", "--no-verify"}) // --quiet would hide the porcelain lines
             argv.emplace_back(word);
         argv.push_back(push_url(common_dir, settings.backup_remote));
         for (const auto& [ref, commit] : pending)
@@ -122,7 +122,7 @@ PushResult push_pending(const fs::path& common_dir)
                                          std::to_string(settings.backup_timeout_s) + " s"
                                    : r.err.substr(0, r.err.find('\n'));
         for (const auto& [ref, commit] : pending) {
-            bool pushed = ok.count(commit) > 0;
+            bool pushed = ok.count(ref) > 0;
             (pushed ? result.pushed : result.failed).push_back(ref);
             journal_append(common_dir, {.kind = "push", .ref = ref, .commit = commit,
                                         .detail = pushed ? "" : result.error,

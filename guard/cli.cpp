@@ -149,6 +149,21 @@ void print_work(const Work& w)
         print_paths("excluded", excluded);
 }
 
+// DESIGN §13: the saves guard.backupRemote does not hold yet.
+void print_unbacked(const Invocation& inv)
+{
+    std::vector<std::string> refs;
+    try {
+        for (const auto& s : list_saves(inv.cwd, {.in_place = true}))
+            if (s.backed_up && !*s.backed_up)
+                refs.push_back(s.ref);
+    } catch (const Error& e) {
+        spdlog::warn("status: cannot tell which saves are backed up: {}", e.what());
+    }
+    if (!refs.empty())
+        print_paths("saves not backed up yet (git guard push)", refs);
+}
+
 int run_status(const Invocation& inv)
 {
     po::options_description options("git guard status [PATH...] [--branch NAME...] [--json]");
@@ -170,6 +185,8 @@ int run_status(const Invocation& inv)
         else
             print_work(w);
     }
+    if (!vm.count("json"))
+        print_unbacked(inv);
     return 0;
 }
 

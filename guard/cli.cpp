@@ -345,7 +345,7 @@ int run_show(const Invocation& inv)
     if (wants_help(vm, options))
         return 0;
     Save save = find_save(inv.cwd, vm["ref"].as<std::string>());
-    fs::path common = common_dir(open_repository(inv.cwd).get());
+    fs::path common = common_of(inv.cwd);
     SaveLayout layout = read_layout(common, save.commit);
     SaveContents contents = save_contents(common, layout);
     if (vm.count("json"))
@@ -422,7 +422,7 @@ int run_log(const Invocation& inv)
     auto vm = parse(inv, options, {});
     if (wants_help(vm, options))
         return 0;
-    for (const auto& e : read_journal(common_dir(open_repository(inv.cwd).get()))) {
+    for (const auto& e : read_journal(common_of(inv.cwd))) {
         if (vm.count("json")) {
             std::printf("%s\n", journal_json(e).c_str());
             continue;
@@ -442,7 +442,7 @@ int run_push(const Invocation& inv)
     auto vm = parse(inv, options, {});
     if (wants_help(vm, options))
         return 0;
-    fs::path common = common_dir(open_repository(inv.cwd).get());
+    fs::path common = common_of(inv.cwd);
     RecordSettings settings = read_record_settings(common);
     if (settings.backup_remote.empty())
         throw UsageError("no backup remote: git config guard.backupRemote <remote>");

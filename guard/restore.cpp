@@ -196,8 +196,7 @@ Restored restore_branch(const Git& common, const Save& s, const std::string& bra
 Restored restore_save(const fs::path& start, const std::string& name, const RestoreOptions& options)
 {
     Save s = find_save(start, name);
-    Repository repo = open_repository(start);
-    Git common(common_dir(repo.get()));
+    Git common(common_of(start));
     SaveLayout save = read_layout(common.git_dir(), s.commit);
     verify_layout(common.git_dir(), save);
     bool tree = save.layout != 0 || !s.path.empty() || !options.path.empty();

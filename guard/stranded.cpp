@@ -173,13 +173,19 @@ std::vector<Save> all_saves(const fs::path& common)
     return out;
 }
 
+} // namespace
+
+// Through git, not libgit2: the records work in every repository format git supports
+// (SHA-256, reftable), which libgit2 1.5 cannot open.
 fs::path common_of(const fs::path& start)
 {
-    Repository repo = open_repository(start);
-    return common_dir(repo.get());
+    auto r = run({find_real_git(), "-C", start.string(), "rev-parse", "--path-format=absolute",
+                  "--git-common-dir"});
+    std::string dir = r.out.substr(0, r.out.find('\n'));
+    if (r.status != 0 || dir.empty())
+        throw Error("not a git repository: " + start.string() + ": " + r.err.substr(0, r.err.find('\n')));
+    return dir;
 }
-
-} // namespace
 
 std::vector<SaveRef> save_refs(const fs::path& common_dir)
 {

@@ -293,18 +293,6 @@ long long since_time(const Invocation& inv, const std::string& text)
     return std::atoll(r.out.c_str() + at + 10);
 }
 
-std::string source_text(const Save& s)
-{
-    return s.path.empty() ? "branch " + s.branch : s.path + " (" + (s.branch.empty() ? "detached" : s.branch) + ")";
-}
-
-void print_save_line(const Save& s)
-{
-    std::string backup = !s.backed_up ? "" : *s.backed_up ? "" : "  [not backed up]";
-    std::printf("%s  %s  %s  %s  %s%s\n", s.ref.c_str(), short_id(s.commit).c_str(), s.time.c_str(),
-                source_text(s).c_str(), s.reason.c_str(), backup.c_str());
-}
-
 int run_list(const Invocation& inv)
 {
     po::options_description options("git guard list [--all] [--source TEXT] [--since DATE] [--json]");
@@ -327,7 +315,7 @@ int run_list(const Invocation& inv)
         if (vm.count("json"))
             std::printf("%s\n", save_json(s).str().c_str());
         else
-            print_save_line(s);
+            std::printf("%s\n", save_line(s).c_str());
     }
     if (hidden && !vm.count("json"))
         std::printf("(%zu in-place save(s) not shown: git guard list --all)\n", hidden);
@@ -406,7 +394,7 @@ int run_drop(const Invocation& inv)
     if (vm.count("published")) {
         auto dropped = drop_published(inv.cwd);
         for (const auto& s : dropped)
-            std::printf("dropped %s (%s, %s): published\n", s.ref.c_str(), source_text(s).c_str(), s.reason.c_str());
+            std::printf("dropped %s: published\n", save_line(s).c_str());
         std::printf("%zu save(s) dropped; the others hold work found nowhere else\n", dropped.size());
         return 0;
     }
@@ -423,15 +411,7 @@ int run_log(const Invocation& inv)
     if (wants_help(vm, options))
         return 0;
     for (const auto& e : read_journal(common_of(inv.cwd))) {
-        if (vm.count("json")) {
-            std::printf("%s\n", journal_json(e).c_str());
-            continue;
-        }
-        const auto& ev = e.event;
-        std::string source = !ev.path.empty() ? ev.path : !ev.branch.empty() ? "branch " + ev.branch : "-";
-        std::printf("%s  %-8s %s  %s  %s%s%s\n", e.time.c_str(), ev.kind.c_str(),
-                    ev.ref.empty() ? "-" : ev.ref.c_str(), source.c_str(), ev.reason.c_str(),
-                    ev.ok ? "" : "  FAILED: ", ev.ok ? "" : ev.detail.c_str());
+        std::printf("%s\n", (vm.count("json") ? journal_json(e) : journal_line(e)).c_str());
     }
     return 0;
 }
@@ -504,7 +484,7 @@ int run_doctor(const Invocation& inv)
         failed += c.ok ? 0 : 1;
         if (vm.count("json"))
             std::printf("%s\n", JsonObject().add("check", c.name).add("ok", c.ok).add("detail", c.detail)
-                                    .add("fix", c.fix).str().c_str());
+                                    .add_raw("fix", json_or_null(c.fix)).str().c_str());
         else if (c.ok)
             std::printf("ok    %s: %s\n", c.name.c_str(), c.detail.c_str());
         else

@@ -2,6 +2,7 @@
 
 #include "guard/json.hpp"
 
+#include <algorithm>
 #include <map>
 
 namespace guard {
@@ -18,7 +19,30 @@ std::string yes_no(const std::optional<bool>& b, const std::string& unset)
     return !b ? unset : *b ? "yes" : "no, not yet (git guard push)";
 }
 
+std::string source_text(const Save& s)
+{
+    return s.path.empty() ? "branch " + s.branch
+                          : s.path + " (" + (s.branch.empty() ? "detached" : s.branch) + ")";
+}
+
 } // namespace
+
+std::string save_line(const Save& s)
+{
+    std::string backup = s.backed_up && !*s.backed_up ? "  [not backed up]" : "";
+    return s.ref + "  " + s.commit.substr(0, 12) + "  " + s.time + "  " + source_text(s) + "  " +
+           s.reason + backup;
+}
+
+std::string journal_line(const JournalEntry& e)
+{
+    const auto& ev = e.event;
+    std::string source = !ev.path.empty() ? ev.path : !ev.branch.empty() ? "branch " + ev.branch : "-";
+    std::string kind = ev.kind;
+    kind.resize(std::max<size_t>(kind.size(), 8), ' ');
+    return e.time + "  " + kind + " " + (ev.ref.empty() ? "-" : ev.ref) + "  " + source + "  " +
+           ev.reason + (ev.ok ? "" : "  FAILED: " + ev.detail);
+}
 
 JsonObject save_json(const Save& s)
 {
@@ -69,8 +93,7 @@ std::string show_text(const Save& s, const SaveLayout& l, const SaveContents& c)
 {
     std::string out = s.ref + "\n";
     out += "  commit:    " + s.commit + "\n";
-    out += "  from:      " + (s.path.empty() ? "branch " + s.branch
-                                             : s.path + " (" + (s.branch.empty() ? "detached" : s.branch) + ")") + "\n";
+    out += "  from:      " + source_text(s) + "\n";
     out += "  when:      " + s.time + "\n";
     out += "  why:       " + s.reason + (s.in_place ? " (an in-place save)" : "") + "\n";
     out += "  kind:      " + (s.kind == "tree" ? "uncommitted work, layout " + std::to_string(s.layout)

@@ -5,6 +5,7 @@
 // short branch name, `reason` the operation, `time` UTC ISO 8601; absent values are null.
 
 #include "guard/contents.hpp"
+#include "guard/journal.hpp"
 #include "guard/restore.hpp"
 #include "guard/stranded.hpp"
 
@@ -22,6 +23,12 @@ JsonObject show_json(const Save& save, const SaveLayout& layout, const SaveConte
 
 // ref, commit, kind ("worktree" or "branch"), path, branch, head, detached, notes.
 JsonObject restored_json(const Restored& restored);
+
+// One line of `git guard list`: ref, commit, time, source, reason, [not backed up].
+std::string save_line(const Save& save);
+
+// One line of `git guard log`.
+std::string journal_line(const JournalEntry& entry);
 
 // The human lines of `git guard show`.
 std::string show_text(const Save& save, const SaveLayout& layout, const SaveContents& contents);

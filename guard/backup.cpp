@@ -56,7 +56,12 @@ std::set<std::string> accepted(const std::string& porcelain)
 
 RecordSettings read_record_settings(const fs::path& common_dir)
 {
-    RecordSettings s;
+    // Once per process and repository: the hook may save hundreds of refs in one run, and
+    // each save asks for these keys twice (onSave, backup).
+    static std::map<fs::path, RecordSettings> cache;
+    if (auto it = cache.find(common_dir); it != cache.end())
+        return it->second;
+    RecordSettings& s = cache[common_dir];
     try {
         auto r = run({find_real_git(), "--git-dir=" + common_dir.string(), "config", "--get-regexp",
                       "^guard\\.(onsave|onsavetimeout|backupremote|backuptimeout)$"});

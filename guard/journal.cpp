@@ -12,7 +12,10 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <cstdlib>
 #include <ctime>
+#include <optional>
+#include <set>
 #include <exception>
 #include <fcntl.h>
 #include <fstream>
@@ -25,6 +28,35 @@ namespace guard {
 namespace {
 
 int g_deferred = 0; // DeferBackup scopes alive in this process
+
+// Backup pushes of this process: the first save pushes at once; later ones within
+// k_push_interval wait for the next push or for the process's normal exit (a process that
+// execs git instead leaves them to the next guard run, which retries every save not yet
+// backed up).
+constexpr auto k_push_interval = std::chrono::seconds(2);
+std::optional<std::chrono::steady_clock::time_point> g_last_push;
+std::set<fs::path> g_unpushed;
+
+void push_at_exit()
+{
+    for (const auto& dir : g_unpushed)
+        push_pending(dir);
+    g_unpushed.clear();
+}
+
+void push_soon(const fs::path& common_dir)
+{
+    auto now = std::chrono::steady_clock::now();
+    if (g_last_push && now - *g_last_push < k_push_interval) {
+        if (g_unpushed.empty())
+            std::atexit(push_at_exit);
+        g_unpushed.insert(common_dir);
+        return;
+    }
+    g_last_push = now;
+    g_unpushed.erase(common_dir);
+    push_pending(common_dir);
+}
 
 std::string now_iso()
 {
@@ -116,7 +148,7 @@ void journal_record(const fs::path& common_dir, const JournalEvent& event)
     try {
         notify(common_dir, event, line);
         if (g_deferred == 0)
-            push_pending(common_dir);
+            push_soon(common_dir);
     } catch (const std::exception& e) {
         spdlog::warn("after saving {}: {}", event.ref, e.what());
     }

@@ -80,4 +80,19 @@ assert_eq "$(git_real -C "$R" rev-parse "$REF3")" "$(git_real -C "$TEST_ROOT/bac
 run_cmd git guard -C "$R" log --json
 assert_jq "$OUT" 'map(select(.kind == "push" and .ok == false)) | length >= 2' "failed pushes are not journaled"
 
+section "one branch -D of five branches: every save arrives in the backup"
+for b in b1 b2 b3 b4 b5; do
+    BLOB=$(printf '%s\n' "$b" | git_real -C "$R" hash-object -w --stdin)
+    TREE=$(printf '100644 blob %s\t%s.txt\n' "$BLOB" "$b" | git_real -C "$R" mktree)
+    git_real -C "$R" update-ref "refs/heads/$b" "$(git_real -C "$R" commit-tree -p main -m "$b" "$TREE")"
+done
+run_cmd git_real -C "$R" branch -D b1 b2 b3 b4 b5
+assert_eq 0 "$RC" "branch -D of five branches exits 0 ($ERR)"
+MISSING=0
+for ref in $(git_real -C "$R" for-each-ref --format='%(refname)' 'refs/heads/stranded/b[1-5]/*'); do
+    [ "$(git_real -C "$R" rev-parse "$ref")" = "$(git_real -C "$TEST_ROOT/backup.git" rev-parse -q --verify "$ref")" ] || MISSING=$((MISSING + 1))
+done
+assert_eq 5 "$(git_real -C "$R" for-each-ref 'refs/heads/stranded/b[1-5]/*' | wc -l)" "the five branches were not saved"
+assert_eq 0 "$MISSING" "saves of one transaction did not all reach the backup"
+
 finish

@@ -111,7 +111,7 @@ assert_jq "$(cat "$TEST_ROOT/onsave.jsonl" 2>/dev/null)" ".[0].kind == \"save\" 
     "guard.onSave did not receive the save's record"
 
 section "a hanging guard.onSave does not hold the removal past guard.onSaveTimeout"
-git_real -C "$R" config guard.onSave "sleep 300"
+git_real -C "$R" config guard.onSave "echo \$\$ >'$TEST_ROOT/onsave.pid'; exec sleep 300"
 git_real -C "$R" config guard.onSaveTimeout 1
 git_real -C "$R" worktree add -q -b five "$TEST_ROOT/five"
 printf 'five\n' >"$TEST_ROOT/five/five.txt"
@@ -121,7 +121,12 @@ assert_no_file "$TEST_ROOT/five" "the tree was not removed"
 run_cmd git guard -C "$R" log --json
 assert_jq "$OUT" 'map(select(.kind == "notify")) | length == 1 and .[0].ok == false and (.[0].detail | contains("guard.onSaveTimeout"))' \
     "the onSave timeout is not journaled as a failed notification"
-assert_eq "" "$(pgrep -f 'sleep 300' || true)" "the hanging onSave command was left running"
+if kill -0 "$(cat "$TEST_ROOT/onsave.pid")" 2>/dev/null; then
+    fail "the hanging onSave command was left running"
+    kill "$(cat "$TEST_ROOT/onsave.pid")"
+else
+    pass "the hanging onSave command was ended at its bound"
+fi
 git_real -C "$R" config guard.onSave "exit 3"
 git_real -C "$R" worktree add -q -b six "$TEST_ROOT/six"
 printf 'six\n' >"$TEST_ROOT/six/six.txt"

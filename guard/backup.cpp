@@ -107,7 +107,12 @@ PushResult push_pending(const fs::path& common_dir)
         RecordSettings settings = read_record_settings(common_dir);
         if (settings.backup_remote.empty())
             return result;
-        auto done = backed_up(read_journal(common_dir), settings.backup_remote);
+        auto journal = read_journal(common_dir);
+        auto done = backed_up(journal, settings.backup_remote);
+        std::map<std::string, JournalEvent> saves; // each push record names its save's source
+        for (const auto& e : journal)
+            if (e.event.kind == "save")
+                saves[e.event.ref] = e.event;
         std::map<std::string, std::string> pending; // ref -> commit
         for (const auto& s : save_refs(common_dir))
             if (!done.count(s.ref + " " + s.commit))
@@ -129,7 +134,9 @@ PushResult push_pending(const fs::path& common_dir)
         for (const auto& [ref, commit] : pending) {
             bool pushed = ok.count(ref) > 0;
             (pushed ? result.pushed : result.failed).push_back(ref);
-            journal_append(common_dir, {.kind = "push", .ref = ref, .commit = commit,
+            const JournalEvent& save = saves[ref];
+            journal_append(common_dir, {.kind = "push", .ref = ref, .commit = commit, .path = save.path,
+                                        .branch = save.branch, .reason = save.reason,
                                         .detail = pushed ? "" : result.error,
                                         .remote = settings.backup_remote, .ok = pushed});
         }

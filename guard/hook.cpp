@@ -161,6 +161,7 @@ bool guard_deletion(git_repository* repo, const Settings& settings, const Update
                      "  inspect: git show --stat %s\n  let it go: git guard drop %s\n",
                      branch.c_str(), work.commits.size(), shell_quote(branch).c_str(),
                      shell_quote(branch).c_str());
+        journal_refusal(common_dir(repo), work, "a save holding unique commits; git guard drop lets it go", "branch delete");
         return false;
     }
     try {

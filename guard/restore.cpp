@@ -158,15 +158,24 @@ void attach_branch(const Git& tree, const Git& common, const std::string& branch
 Restored restore_tree(const Git& common, const Save& s, const SaveLayout& save, const fs::path& path)
 {
     Restored r{s.ref, s.commit, "worktree", path, "", save.head, {}};
-    if (save.head.empty())
-        throw Error("the save " + s.ref + " was made on an unborn HEAD; restore it by hand with "
-                    "'git read-tree' and 'git checkout-index'; nothing was changed");
-    // Point of no return: the worktree exists from here on, and goes again on failure.
-    common.out({"worktree", "add", "--no-checkout", "--detach", path.string(), save.head});
+    std::string branch = s.branch.empty() ? save.branch : s.branch;
+    bool unborn = save.head.empty();
+    if (unborn && (branch.empty() || ref_exists(common, "refs/heads/" + branch)))
+        throw Error("the save " + s.ref + " was made on an unborn branch " + branch + ", which now "
+                    "exists (or has no name); nothing was changed. Take its files with: git restore "
+                    "--source=" + s.commit + " --worktree -- .");
+    // Point of no return: the worktree exists from here on, and goes again on failure. An
+    // unborn HEAD needs some commit to add a worktree at: the save's own, left at once.
+    common.out({"worktree", "add", "--no-checkout", "--detach", path.string(), unborn ? s.commit : save.head});
     try {
         Git tree(trim(Git(path / ".git").out({"rev-parse", "--absolute-git-dir"})));
+        if (unborn)
+            tree.out({"symbolic-ref", "HEAD", "refs/heads/" + branch});
         fill_tree(tree, path, save, r);
-        attach_branch(tree, common, s.branch.empty() ? save.branch : s.branch, r);
+        if (unborn)
+            r.branch = branch;
+        else
+            attach_branch(tree, common, branch, r);
     } catch (const std::exception&) {
         common.try_run({"worktree", "remove", "--force", "--force", path.string()});
         std::error_code ec;
@@ -203,6 +212,8 @@ Restored restore_save(const fs::path& start, const std::string& name, const Rest
     Restored r;
     if (tree) {
         fs::path path = options.path.empty() ? fs::path(s.path) : options.path;
+        if (options.path.empty() && path.is_relative()) // a name, not a place (a prune's record)
+            path.clear();
         if (path.empty())
             throw Error("the save " + s.ref + " does not say where it came from: name a path "
                         "(git guard restore " + s.ref + " <path>)");

@@ -131,8 +131,35 @@ assert_eq 1 "$RC" "restoring over an existing branch exits 1"
 assert_contains "$ERR" "exists" "the refusal does not say the branch exists"
 assert_eq "$(git_real -C "$R" rev-parse main)" "$(git_real -C "$R" rev-parse topic)" "the refused restore moved the existing branch"
 
+section "a tree saved on an unborn branch comes back unborn, with its index and files"
+U=$TEST_ROOT/unborn
+git_real -C "$R" worktree add -q --detach "$U"
+git_real -C "$U" symbolic-ref HEAD refs/heads/fresh
+git_real -C "$U" rm -q -r --cached . >/dev/null
+printf 'first file\n' >"$U/first.txt" && git_real -C "$U" add first.txt
+UITREE=$(git_real -C "$U" write-tree)
+UI=$(git_real -C "$U" commit-tree "$UITREE" -m "index")
+UPRIV=$TEST_ROOT/unborn.index
+cp "$R/.git/worktrees/unborn/index" "$UPRIV"
+USTREE=$(cd "$U" && GIT_INDEX_FILE=$UPRIV git_real add -A && GIT_INDEX_FILE=$UPRIV git_real write-tree)
+snapshot_unborn() { { git_real -C "$U" symbolic-ref HEAD; git_real -C "$U" status --porcelain=v2 -uall; git_real -C "$U" ls-files -s; }; }
+UBEFORE=$(snapshot_unborn)
+USAVE=$(git_real -C "$R" commit-tree "$USTREE" -p "$UI" -m "stranded: uncommitted work from $U (fresh)
+
+Stranded-Layout: 2
+Stranded-Index: $UI
+Stranded-From: $U
+Stranded-Branch: fresh
+Stranded-Head: unborn
+Stranded-Reason: worktree remove")
+git_real -C "$R" update-ref refs/heads/stranded/unborn/20240101T000002.000Z "$USAVE"
+git_real -C "$R" worktree remove --force "$U"
+run_cmd git guard -C "$R" restore stranded/unborn/20240101T000002.000Z
+assert_eq 0 "$RC" "a save on an unborn branch restores ($ERR)"
+assert_eq "$UBEFORE" "$(snapshot_unborn)" "the unborn tree's branch, index or files differ after the restore"
+
 section "the journal records each restore"
 run_cmd git guard -C "$R" log --json
-assert_eq 6 "$(printf '%s\n' "$OUT" | jq -r 'select(.kind == "restore") | .ref' | wc -l)" "a restore is missing from the journal"
+assert_eq 7 "$(printf '%s\n' "$OUT" | jq -r 'select(.kind == "restore") | .ref' | wc -l)" "a restore is missing from the journal"
 
 finish

@@ -182,6 +182,9 @@ Restored restore_tree(const Git& common, const Save& s, const SaveLayout& save, 
         fs::remove_all(path, ec);
         throw;
     }
+    // As the shim does for every new worktree under `install --lock-worktrees`.
+    if (trim(common.try_run({"config", "--bool", "guard.lockWorktrees"}).out) == "true")
+        common.try_run({"worktree", "lock", "--reason", "git-guard", path.string()});
     if (save.layout == 1)
         r.notes.push_back("a layout-1 save records no index: everything staged is now unstaged, and "
                           "files that were staged new show as untracked");

@@ -158,8 +158,15 @@ run_cmd git guard -C "$R" restore stranded/unborn/20240101T000002.000Z
 assert_eq 0 "$RC" "a save on an unborn branch restores ($ERR)"
 assert_eq "$UBEFORE" "$(snapshot_unborn)" "the unborn tree's branch, index or files differ after the restore"
 
+section "under install --lock-worktrees, a restored tree is locked like every new one"
+git_real -C "$R" config guard.lockWorktrees true
+run_cmd git guard -C "$R" restore "$REF" "$TEST_ROOT/locked"
+assert_eq 0 "$RC" "restore with guard.lockWorktrees exits 0 ($ERR)"
+assert_contains "$(git_real -C "$R" worktree list --porcelain)" "locked git-guard" "the restored tree is not locked"
+git_real -C "$R" config --unset guard.lockWorktrees
+
 section "the journal records each restore"
 run_cmd git guard -C "$R" log --json
-assert_eq 7 "$(printf '%s\n' "$OUT" | jq -r 'select(.kind == "restore") | .ref' | wc -l)" "a restore is missing from the journal"
+assert_eq 8 "$(printf '%s\n' "$OUT" | jq -r 'select(.kind == "restore") | .ref' | wc -l)" "a restore is missing from the journal"
 
 finish

@@ -96,7 +96,7 @@ SaveLayout read_layout(const fs::path& git_dir, const std::string& commit)
 {
     SaveLayout s;
     s.commit = first_line(git_out(git_dir, {"rev-parse", "--verify", "--end-of-options", commit + "^{commit}"}));
-    std::istringstream in(git_out(git_dir, {"log", "-1", "--format=%T%n%(trailers:only,unfold)", s.commit}));
+    std::istringstream in(git_out(git_dir, {"log", "-1", "--no-show-signature", "--format=%T%n%(trailers:only,unfold)", s.commit}));
     std::getline(in, s.tree);
     for (std::string line; std::getline(in, line);) {
         auto colon = line.find(": ");

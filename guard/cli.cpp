@@ -8,7 +8,7 @@
 #include "guard/install.hpp"
 #include "guard/journal.hpp"
 #include "guard/json.hpp"
-#include "guard/layout.hpp"
+#include "guard/trailers.hpp"
 #include "guard/log.hpp"
 #include "guard/process.hpp"
 #include "guard/receipt.hpp"
@@ -333,7 +333,7 @@ int run_show(const Invocation& inv)
     if (wants_help(vm, options))
         return 0;
     Save save = find_save(inv.cwd, vm["ref"].as<std::string>());
-    fs::path common = common_of(inv.cwd);
+    fs::path common = common_dir_of(inv.cwd);
     SaveLayout layout = read_layout(common, save.commit);
     SaveContents contents = save_contents(common, layout);
     if (vm.count("json"))
@@ -410,7 +410,7 @@ int run_log(const Invocation& inv)
     auto vm = parse(inv, options, {});
     if (wants_help(vm, options))
         return 0;
-    for (const auto& e : read_journal(common_of(inv.cwd))) {
+    for (const auto& e : read_journal(common_dir_of(inv.cwd))) {
         std::printf("%s\n", (vm.count("json") ? journal_json(e) : journal_line(e)).c_str());
     }
     return 0;
@@ -422,7 +422,7 @@ int run_push(const Invocation& inv)
     auto vm = parse(inv, options, {});
     if (wants_help(vm, options))
         return 0;
-    fs::path common = common_of(inv.cwd);
+    fs::path common = common_dir_of(inv.cwd);
     RecordSettings settings = read_record_settings(common);
     if (settings.backup_remote.empty())
         throw UsageError("no backup remote: git config guard.backupRemote <remote>");

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "guard/layout.hpp"
+#include "guard/trailers.hpp"
 
 #include <filesystem>
 #include <string>

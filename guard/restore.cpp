@@ -6,7 +6,7 @@
 #include "guard/backup.hpp"
 #include "guard/error.hpp"
 #include "guard/journal.hpp"
-#include "guard/layout.hpp"
+#include "guard/trailers.hpp"
 #include "guard/process.hpp"
 #include "guard/repo.hpp"
 #include "guard/stranded.hpp"
@@ -23,9 +23,9 @@ namespace {
 
 // git in one repository, hooks off: restoring runs no hook of ours or the user's (a
 // post-checkout hook would see a tree that is still being filled).
-class Git {
+class GitAt {
 public:
-    Git(fs::path git_dir, fs::path work_tree = {}) : m_git_dir(std::move(git_dir)), m_work_tree(std::move(work_tree)) {}
+    GitAt(fs::path git_dir, fs::path work_tree = {}) : m_git_dir(std::move(git_dir)), m_work_tree(std::move(work_tree)) {}
 
     RunResult try_run(const std::vector<std::string>& args, const RunOptions& options = {}) const
     {
@@ -56,13 +56,13 @@ std::string trim(std::string s)
     return s;
 }
 
-bool ref_exists(const Git& git, const std::string& ref)
+bool ref_exists(const GitAt& git, const std::string& ref)
 {
     return git.try_run({"rev-parse", "-q", "--verify", ref}).status == 0;
 }
 
 // The branch each worktree has checked out, from git's own list.
-bool checked_out(const Git& git, const std::string& branch)
+bool checked_out(const GitAt& git, const std::string& branch)
 {
     std::istringstream in(git.out({"worktree", "list", "--porcelain"}));
     for (std::string line; std::getline(in, line);)
@@ -73,25 +73,25 @@ bool checked_out(const Git& git, const std::string& branch)
 
 // Writes `tree`'s files into `dir` (modes, symlinks, untracked files: all of S) through a
 // private index, so the tree's own index is written only from the index record.
-void write_files(const Git& git, const fs::path& dir, const std::string& tree)
+void write_files(const GitAt& git, const fs::path& dir, const std::string& tree)
 {
     fs::path scratch = git.git_dir() / "guard-restore-index";
     RunOptions with_index{.env = {{"GIT_INDEX_FILE", scratch.string()}}};
-    Git in_tree(git.git_dir(), dir);
+    GitAt in_tree(git.git_dir(), dir);
     in_tree.out({"read-tree", tree}, with_index);
     in_tree.out({"checkout-index", "--all", "--force"}, with_index);
     std::error_code ec;
     fs::remove(scratch, ec);
 }
 
-void restore_nested(const Git& outer, const fs::path& root, const NestedSave& n, Restored& result);
+void restore_nested(const GitAt& outer, const fs::path& root, const SavedNested& n, Restored& result);
 
 // The index, the files and the nested repositories of `save` into the tree at `dir`, whose
 // HEAD is already set.
-void fill_tree(const Git& git, const fs::path& dir, const SaveLayout& save, Restored& result)
+void fill_tree(const GitAt& git, const fs::path& dir, const SaveLayout& save, Restored& result)
 {
     write_files(git, dir, save.tree);
-    Git in_tree(git.git_dir(), dir);
+    GitAt in_tree(git.git_dir(), dir);
     in_tree.out({"read-tree", save.index_tree});
     in_tree.try_run({"update-index", "-q", "--refresh"}); // stat data only; exit 1 is normal
     for (const auto& path : save.unmerged)
@@ -103,7 +103,7 @@ void fill_tree(const Git& git, const fs::path& dir, const SaveLayout& save, Rest
 
 // A nested repository or submodule: a repository of its own at its path, its objects taken
 // from the guarded repository, restored recursively.
-void restore_nested(const Git& outer, const fs::path& root, const NestedSave& n, Restored& result)
+void restore_nested(const GitAt& outer, const fs::path& root, const SavedNested& n, Restored& result)
 {
     fs::path dir = root / n.path;
     if (n.commit.empty()) {
@@ -116,7 +116,7 @@ void restore_nested(const Git& outer, const fs::path& root, const NestedSave& n,
     auto init = run({find_real_git(), "init", "-q", "-b", branch.empty() ? "main" : branch, dir.string()});
     if (init.status != 0)
         throw Error("cannot create the nested repository " + dir.string() + ": " + init.err);
-    Git nested(dir / ".git");
+    GitAt nested(dir / ".git");
     // Every object the nested save reaches, as one pack: a fetch would need the guarded
     // repository to allow fetching unadvertised commits.
     auto pack = run({find_real_git(), "--git-dir=" + outer.git_dir().string(), "pack-objects", "--revs",
@@ -131,14 +131,14 @@ void restore_nested(const Git& outer, const fs::path& root, const NestedSave& n,
     fill_tree(nested, dir, top, result);
 }
 
-std::string branch_tip(const Git& git, const std::string& branch)
+std::string branch_tip(const GitAt& git, const std::string& branch)
 {
     return trim(git.try_run({"rev-parse", "-q", "--verify", "refs/heads/" + branch + "^{commit}"}).out);
 }
 
 // Attaches the new tree's HEAD to `branch` only when that changes nothing: the branch exists,
 // is where the save's HEAD was, and is checked out nowhere.
-void attach_branch(const Git& tree, const Git& common, const std::string& branch, Restored& r)
+void attach_branch(const GitAt& tree, const GitAt& common, const std::string& branch, Restored& r)
 {
     if (branch.empty())
         return;
@@ -155,7 +155,7 @@ void attach_branch(const Git& tree, const Git& common, const std::string& branch
     r.branch = branch;
 }
 
-Restored restore_tree(const Git& common, const Save& s, const SaveLayout& save, const fs::path& path)
+Restored restore_tree(const GitAt& common, const Save& s, const SaveLayout& save, const fs::path& path)
 {
     Restored r{s.ref, s.commit, "worktree", path, "", save.head, {}};
     std::string branch = s.branch.empty() ? save.branch : s.branch;
@@ -168,7 +168,7 @@ Restored restore_tree(const Git& common, const Save& s, const SaveLayout& save, 
     // unborn HEAD needs some commit to add a worktree at: the save's own, left at once.
     common.out({"worktree", "add", "--no-checkout", "--detach", path.string(), unborn ? s.commit : save.head});
     try {
-        Git tree(trim(Git(path / ".git").out({"rev-parse", "--absolute-git-dir"})));
+        GitAt tree(trim(GitAt(path / ".git").out({"rev-parse", "--absolute-git-dir"})));
         if (unborn)
             tree.out({"symbolic-ref", "HEAD", "refs/heads/" + branch});
         fill_tree(tree, path, save, r);
@@ -194,7 +194,7 @@ Restored restore_tree(const Git& common, const Save& s, const SaveLayout& save, 
     return r;
 }
 
-Restored restore_branch(const Git& common, const Save& s, const std::string& branch)
+Restored restore_branch(const GitAt& common, const Save& s, const std::string& branch)
 {
     if (ref_exists(common, "refs/heads/" + branch))
         throw Error("a branch named '" + branch + "' exists; nothing was changed. Restore the save "
@@ -208,7 +208,7 @@ Restored restore_branch(const Git& common, const Save& s, const std::string& bra
 Restored restore_save(const fs::path& start, const std::string& name, const RestoreOptions& options)
 {
     Save s = find_save(start, name);
-    Git common(common_of(start));
+    GitAt common(common_dir_of(start));
     SaveLayout save = read_layout(common.git_dir(), s.commit);
     verify_layout(common.git_dir(), save);
     bool tree = save.layout != 0 || !s.path.empty() || !options.path.empty();

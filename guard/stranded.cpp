@@ -177,7 +177,7 @@ std::vector<Save> all_saves(const fs::path& common)
 
 // Through git, not libgit2: the records work in every repository format git supports
 // (SHA-256, reftable), which libgit2 1.5 cannot open.
-fs::path common_of(const fs::path& start)
+fs::path common_dir_of(const fs::path& start)
 {
     auto r = run({find_real_git(), "-C", start.string(), "rev-parse", "--path-format=absolute",
                   "--git-common-dir"});
@@ -199,7 +199,7 @@ std::vector<SaveRef> save_refs(const fs::path& common_dir)
 std::vector<Save> list_saves(const fs::path& start, const ListOptions& options)
 {
     std::vector<Save> out;
-    for (auto& s : all_saves(common_of(start)))
+    for (auto& s : all_saves(common_dir_of(start)))
         if (matches(s, options))
             out.push_back(std::move(s));
     return out;
@@ -209,7 +209,7 @@ Save find_save(const fs::path& start, const std::string& name)
 {
     std::vector<std::string> candidates = {name, "refs/heads/" + name, "refs/" + name,
                                            k_removal_prefix + name, k_in_place_prefix + name};
-    auto saves = all_saves(common_of(start));
+    auto saves = all_saves(common_dir_of(start));
     for (const auto& c : candidates)
         for (const auto& s : saves)
             if (s.ref == c)
@@ -220,7 +220,7 @@ Save find_save(const fs::path& start, const std::string& name)
 std::string drop_stranded(const fs::path& start, const std::string& name)
 {
     Save s = find_save(start, name);
-    fs::path common = common_of(start);
+    fs::path common = common_dir_of(start);
     auto argv = git_without_hooks(common);
     // No hook runs: ours refuses deleting a save with unique commits, and drop is how to let
     // one go. The old value makes it fail rather than delete a ref that moved meanwhile.

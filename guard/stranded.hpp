@@ -14,7 +14,7 @@ struct SaveRef {
 };
 
 // The common git dir of the repository containing `start`, asked of git.
-std::filesystem::path common_of(const std::filesystem::path& start);
+std::filesystem::path common_dir_of(const std::filesystem::path& start);
 
 // Every save ref, through git's for-each-ref (any ref storage git supports).
 std::vector<SaveRef> save_refs(const std::filesystem::path& common_dir);

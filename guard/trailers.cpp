@@ -1,5 +1,5 @@
-// Reading a save (contract C1) back with git, for restore and show.
-#include "guard/layout.hpp"
+// Reading a save (contract C1) back by its trailers, with git, for restore and show.
+#include "guard/trailers.hpp"
 
 #include "guard/error.hpp"
 #include "guard/process.hpp"
@@ -32,7 +32,7 @@ std::pair<std::string, std::string> id_and_path(const std::string& value)
     return {value.substr(0, space), unquote_path(value.substr(space + 1))};
 }
 
-NestedSave& nested_at(SaveLayout& s, const std::string& path)
+SavedNested& nested_at(SaveLayout& s, const std::string& path)
 {
     for (auto& n : s.nested)
         if (n.path == path)
@@ -61,7 +61,7 @@ void read_trailer(SaveLayout& s, const std::string& key, const std::string& valu
         s.unmerged.push_back(unquote_path(value));
     else if (key == "Stranded-Nested" || key == "Stranded-Nested-Head" || key == "Stranded-Nested-Branch") {
         auto [id, path] = id_and_path(value);
-        NestedSave& n = nested_at(s, path);
+        SavedNested& n = nested_at(s, path);
         (key == "Stranded-Nested" ? n.commit : key == "Stranded-Nested-Head" ? n.head : n.branch) =
             (id == "unborn" || id == "detached") ? "" : id;
     }

@@ -7,7 +7,7 @@
 namespace guard {
 
 // A nested repository or submodule recorded by a save (`Stranded-Nested*` trailers).
-struct NestedSave {
+struct SavedNested {
     std::string commit;   // N: a save of the same layout, or the nested HEAD when it had no work
     std::string path;     // relative to the tree root
     std::string head;     // the nested HEAD ("" when unborn or not recorded)
@@ -27,7 +27,7 @@ struct SaveLayout {
     std::string reason;        // Stranded-Reason
     std::string branch_tip;    // Stranded-Branch-Tip: HEAD had moved off the branch
     std::vector<std::string> unmerged;
-    std::vector<NestedSave> nested;
+    std::vector<SavedNested> nested;
 };
 
 // Reads `commit` in the repository at `git_dir`. Throws Error when git cannot read it.

@@ -1,11 +1,11 @@
-#include "guard/layout.hpp"
+#include "guard/trailers.hpp"
 #include "tests/unit/temp_repo.hpp"
 
 #include <boost/test/unit_test.hpp>
 
 using guard::test::TempRepo;
 
-BOOST_AUTO_TEST_SUITE(guard_layout)
+BOOST_AUTO_TEST_SUITE(guard_trailers)
 
 BOOST_AUTO_TEST_CASE(paths_quoted_as_git_quotes_them_read_back)
 {

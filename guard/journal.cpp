@@ -94,6 +94,10 @@ void notify(const fs::path& common_dir, const JournalEvent& event, const std::st
                                 .detail = why, .ok = false});
 }
 
+// A commit id as text, whether the engine keeps it as a git_oid or as hex already.
+[[maybe_unused]] std::string hex_of(const git_oid& oid) { return to_hex(oid); }
+[[maybe_unused]] std::string hex_of(const std::string& hex) { return hex; }
+
 std::string get(const std::map<std::string, std::string>& o, const char* key)
 {
     auto it = o.find(key);
@@ -184,7 +188,7 @@ void journal_refusal(const fs::path& common_dir, const Work& work, const std::st
         fs::path common = common_dir;
         if (common.empty())
             common = guard::common_dir(open_repository(work.path).get());
-        journal_append(common, {.kind = "refusal", .commit = work.head ? to_hex(*work.head) : "",
+        journal_append(common, {.kind = "refusal", .commit = work.head ? hex_of(*work.head) : "",
                                 .path = work.path, .branch = work.branch, .reason = reason,
                                 .detail = message});
     } catch (const std::exception& e) {

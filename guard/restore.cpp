@@ -131,6 +131,18 @@ void restore_nested(const GitAt& outer, const fs::path& root, const SavedNested&
     fill_tree(nested, dir, top, result);
 }
 
+// The tree's own refs that went with it (refs/worktree/*, refs/bisect/*: `Stranded-Ref`),
+// created in the new tree only where none of that name exists.
+void restore_own_refs(const GitAt& tree, const SaveLayout& save, Restored& r)
+{
+    for (const auto& [name, id] : save.own_refs) {
+        bool own = name.starts_with("refs/worktree/") || name.starts_with("refs/bisect/") ||
+                   name.starts_with("refs/rewritten/");
+        if (!own || tree.try_run({"update-ref", name, id, ""}).status != 0)
+            r.notes.push_back(name + " (" + id.substr(0, 12) + ") was not restored; the save keeps it");
+    }
+}
+
 std::string branch_tip(const GitAt& git, const std::string& branch)
 {
     return trim(git.try_run({"rev-parse", "-q", "--verify", "refs/heads/" + branch + "^{commit}"}).out);
@@ -172,6 +184,7 @@ Restored restore_tree(const GitAt& common, const Save& s, const SaveLayout& save
         if (unborn)
             tree.out({"symbolic-ref", "HEAD", "refs/heads/" + branch});
         fill_tree(tree, path, save, r);
+        restore_own_refs(tree, save, r);
         if (unborn)
             r.branch = branch;
         else

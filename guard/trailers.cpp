@@ -57,7 +57,10 @@ void read_trailer(SaveLayout& s, const std::string& key, const std::string& valu
         s.reason = value;
     else if (key == "Stranded-Branch-Tip")
         s.branch_tip = value;
-    else if (key == "Stranded-Unmerged")
+    else if (key == "Stranded-Ref") {
+        auto [id, name] = id_and_path(value);
+        s.own_refs.emplace_back(name, id);
+    } else if (key == "Stranded-Unmerged")
         s.unmerged.push_back(unquote_path(value));
     else if (key == "Stranded-Nested" || key == "Stranded-Nested-Head" || key == "Stranded-Nested-Branch") {
         auto [id, path] = id_and_path(value);

@@ -28,6 +28,7 @@ struct SaveLayout {
     std::string branch_tip;    // Stranded-Branch-Tip: HEAD had moved off the branch
     std::vector<std::string> unmerged;
     std::vector<SavedNested> nested;
+    std::vector<std::pair<std::string, std::string>> own_refs; // Stranded-Ref: per-worktree (name, id)
 };
 
 // Reads `commit` in the repository at `git_dir`. Throws Error when git cannot read it.

@@ -15,6 +15,8 @@ section "round trip: every kind of change, back at the same path"
 WT=$TEST_ROOT/wt
 git_real -C "$R" worktree add -q -b feature "$WT"
 work_tree_with_everything "$WT"
+OWN=$(git_real -C "$WT" commit-tree -p HEAD -m "kept by refs/worktree/keep" "HEAD^{tree}")
+git_real -C "$WT" update-ref refs/worktree/keep "$OWN"
 snapshot_tree "$WT" "$TEST_ROOT/before"
 REF=$(layout2_save "$WT" wt "worktree remove")
 git_real -C "$R" worktree remove --force "$WT"
@@ -30,6 +32,7 @@ assert_contains "$(git_real -C "$WT" status --porcelain -uall)" "?? newdir/deepe
 assert_eq "refs/heads/feature" "$(git_real -C "$WT" symbolic-ref HEAD)" "the branch is not checked out again"
 assert_contains "$(git_real -C "$R" worktree list --porcelain)" "worktree $WT" "the tree is not a registered worktree"
 assert_ref_exists "$R" "$REF" "the save went away with the restore"
+assert_eq "$OWN" "$(git_real -C "$WT" rev-parse -q --verify refs/worktree/keep)" "the tree's own ref refs/worktree/keep was lost"
 
 section "restore refuses an existing path, changing nothing"
 LIST_BEFORE=$(git_real -C "$R" worktree list --porcelain)

@@ -74,13 +74,20 @@ Stranded-Nested-Branch: $nbranch $p
         index_trailer=$icommit
         parents="$parents -p $icommit"
     fi
-    git_real -C "$tree" commit-tree "$stree" $parents $nested_parents -m "stranded: uncommitted work from $tree ($branch)
+    local own_trailers="" own_parents="" name oid
+    while read -r oid name; do
+        [ -n "$oid" ] || continue
+        own_trailers="${own_trailers}Stranded-Ref: $oid $name
+"
+        own_parents="$own_parents -p $oid"
+    done < <(git_real -C "$tree" for-each-ref --format='%(objectname) %(refname)' refs/worktree refs/bisect)
+    git_real -C "$tree" commit-tree "$stree" $parents $nested_parents $own_parents -m "stranded: uncommitted work from $tree ($branch)
 
 Held fixture work.
 
 Stranded-Layout: 2
 Stranded-Index: $index_trailer
-${nested_trailers}Stranded-From: $tree
+${nested_trailers}${own_trailers}Stranded-From: $tree
 Stranded-Branch: $branch
 Stranded-Head: $head
 Stranded-Reason: $reason"

@@ -97,6 +97,11 @@ run_cmd git guard -C "$R" show --json "$SAVE1"
 assert_jq "$OUT" '.[0] | .ref and .commit and .head and (.changes | map(.path) == ["one.txt"]) and .backed_up == null' \
     "show --json lacks ref, commit, head or changes"
 
+TOPIC=$(git guard -C "$R" list --source topic --json | jq -r .ref)
+run_cmd git guard -C "$R" show --json "$TOPIC"
+assert_jq "$OUT" '.[0] | .kind == "commits" and (.commits | length == 1) and .branch == "topic" and .reason == "branch delete"' \
+    "show of a deleted branch's save does not list its one unique commit, branch and reason"
+
 section "version --json"
 run_cmd git guard version --json
 assert_jq "$OUT" '.[0].version | length > 0' "version --json prints no version"

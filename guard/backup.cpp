@@ -6,7 +6,13 @@
 
 #include <spdlog/spdlog.h>
 
+#include <cerrno>
+#include <cstdlib>
 #include <exception>
+#include <fcntl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <map>
 #include <sstream>
 
@@ -150,6 +156,43 @@ PushResult push_pending(const fs::path& common_dir)
         spdlog::warn("backup push failed: {}", e.what());
     }
     return result;
+}
+
+void push_in_background(const fs::path& common_dir)
+{
+    if (read_record_settings(common_dir).backup_remote.empty())
+        return;
+    std::string self;
+    try {
+        self = self_path();
+    } catch (const std::exception&) {
+    }
+    if (fs::path(self).filename() != "git-guard") {
+        push_pending(common_dir);
+        return;
+    }
+    pid_t pid = ::fork();
+    if (pid < 0) {
+        spdlog::warn("cannot start the backup push: fork failed; the next save retries");
+        return;
+    }
+    if (pid == 0) {
+        ::setsid();
+        int null = ::open("/dev/null", O_RDWR);
+        for (int fd = 0; fd < 3; ++fd)
+            ::dup2(null, fd);
+        ::syscall(SYS_close_range, 3U, ~0U, 0U); // the tree's lock and every pipe stay with us
+        // git's hook environment names the caller's repository, maybe relatively.
+        for (const char* name : {"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR",
+                                 "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_PREFIX"})
+            ::unsetenv(name);
+        if (::fork() != 0)
+            _exit(0); // the grandchild is nobody's child: no zombie, nobody waits
+        ::execl(self.c_str(), "git-guard", "-C", common_dir.c_str(), "push", static_cast<char*>(nullptr));
+        _exit(127);
+    }
+    while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
 }
 
 } // namespace guard

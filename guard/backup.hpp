@@ -37,4 +37,10 @@ struct PushResult {
 // no remote is configured.
 PushResult push_pending(const std::filesystem::path& common_dir);
 
+// push_pending in a detached `git-guard -C <common_dir> push` (own session, stdio on
+// /dev/null, no inherited descriptor such as a tree's lock), so a slow remote never holds
+// the operation; in a process that is not git-guard itself (the unit tests), synchronously.
+// Does nothing when no backup remote is configured.
+void push_in_background(const std::filesystem::path& common_dir);
+
 } // namespace guard

@@ -29,10 +29,10 @@ namespace {
 
 int g_deferred = 0; // DeferBackup scopes alive in this process
 
-// Backup pushes of this process: the first save pushes at once; later ones within
-// k_push_interval wait for the next push or for the process's normal exit (a process that
-// execs git instead leaves them to the next guard run, which retries every save not yet
-// backed up).
+// Backup pushes of this process, each in the background: the first save starts one at once;
+// later ones within k_push_interval wait for the next one or for the process's normal exit
+// (a process that execs git instead leaves them to the next guard run, which retries every
+// save not yet backed up).
 constexpr auto k_push_interval = std::chrono::seconds(2);
 std::optional<std::chrono::steady_clock::time_point> g_last_push;
 std::set<fs::path> g_unpushed;
@@ -40,7 +40,7 @@ std::set<fs::path> g_unpushed;
 void push_at_exit()
 {
     for (const auto& dir : g_unpushed)
-        push_pending(dir);
+        push_in_background(dir);
     g_unpushed.clear();
 }
 
@@ -55,7 +55,7 @@ void push_soon(const fs::path& common_dir)
     }
     g_last_push = now;
     g_unpushed.erase(common_dir);
-    push_pending(common_dir);
+    push_in_background(common_dir);
 }
 
 std::string now_iso()
@@ -209,7 +209,7 @@ DeferBackup::DeferBackup(fs::path common_dir) : m_common_dir(std::move(common_di
 DeferBackup::~DeferBackup()
 {
     if (--g_deferred == 0)
-        push_pending(m_common_dir); // never throws
+        push_in_background(m_common_dir); // never throws
 }
 
 } // namespace guard

@@ -24,6 +24,8 @@ set(CPACK_PACKAGE_DESCRIPTION_SUMMARY
     "saves a git worktree's or branch's unsaved work before anything removes it")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+# A user needs the programs, not their debug information (as installer/install.sh: --strip).
+set(CPACK_STRIP_FILES TRUE)
 set(CPACK_DEBIAN_PACKAGE_SECTION vcs)
 # merge-tree --write-tree, the published-content check, arrived in git 2.38.
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "git (>= 1:2.38)")

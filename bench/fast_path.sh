@@ -4,6 +4,10 @@
 #   git --version                  real git   vs the shim
 #   git rev-parse HEAD             real git   vs the shim
 #   git update-ref refs/heads/x    no hook    vs the stub + git-guard-hook
+#   git status / diff / log -1 / checkout <branch>
+#                                  a static exec wrapper vs the shim (the shim's parse,
+#                                  its exec-path mirror and the exec: DESIGN §11 wants
+#                                  <= 1.1x the wrapper)
 # plus a static process that does nothing (git-guard-hook --guard-version) as the
 # floor. Prints median wall time, mean CPU time and the ratios guarded/plain.
 # Reports; never asserts.
@@ -14,7 +18,7 @@ set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 bin=$(cd "${1:-${GUARD_BIN_DIR:-$root/build/bin}}" && pwd)
-for tool in hyperfine git; do
+for tool in hyperfine git cc; do
     command -v "$tool" >/dev/null || { echo "fast_path: $tool is not installed" >&2; exit 2; }
 done
 real_git=$(command -v git)
@@ -34,10 +38,20 @@ for repo in plain hooked; do
     "$real_git" init -q "$work/$repo"
     "$real_git" -C "$work/$repo" commit -q --allow-empty -m bench
 done
+for i in 1 2 3 4 5; do printf 'line %s\n' "$i" >"$work/plain/f$i.txt"; done
+"$real_git" -C "$work/plain" add . && "$real_git" -C "$work/plain" commit -q -m files
+# The floor for a wrapper named `git` ahead of the real one: a static program that only
+# execs it. The shim must cost no more than this plus a little.
+printf '#include <unistd.h>\nint main(int c, char** v) { (void)c; execv("%s", v); return 127; }\n' \
+    "$real_git" >"$work/wrap.c"
+mkdir -p "$work/wrap"
+cc -O2 -static -o "$work/wrap/git" "$work/wrap.c"
+"$work/shim/git" --version >/dev/null # the exec-path mirror exists before timing starts
 sed "s|@GUARD_HOOK_FRONT@|$bin/git-guard-hook|" "$root/hooks/reference-transaction" \
     >"$work/hooked/.git/hooks/reference-transaction"
 chmod +x "$work/hooked/.git/hooks/reference-transaction"
 
+branch=$("$real_git" -C "$work/plain" symbolic-ref --short HEAD)
 # shellcheck disable=SC2086
 hyperfine -N ${HYPERFINE_OPTS:---warmup 20 --runs 300} --export-csv "$work/times.csv" \
     -n "static floor" "$bin/git-guard-hook --guard-version" \
@@ -46,7 +60,15 @@ hyperfine -N ${HYPERFINE_OPTS:---warmup 20 --runs 300} --export-csv "$work/times
     -n "git rev-parse" "$real_git -C $work/plain rev-parse HEAD" \
     -n "shim rev-parse" "$work/shim/git -C $work/plain rev-parse HEAD" \
     -n "update-ref" "$real_git -C $work/plain update-ref refs/heads/x HEAD" \
-    -n "hooked update-ref" "$real_git -C $work/hooked update-ref refs/heads/x HEAD"
+    -n "hooked update-ref" "$real_git -C $work/hooked update-ref refs/heads/x HEAD" \
+    -n "wrap status" "$work/wrap/git -C $work/plain status --short" \
+    -n "shim status" "$work/shim/git -C $work/plain status --short" \
+    -n "wrap diff" "$work/wrap/git -C $work/plain diff" \
+    -n "shim diff" "$work/shim/git -C $work/plain diff" \
+    -n "wrap log" "$work/wrap/git -C $work/plain log -1 --oneline" \
+    -n "shim log" "$work/shim/git -C $work/plain log -1 --oneline" \
+    -n "wrap checkout" "$work/wrap/git -C $work/plain checkout -q $branch" \
+    -n "shim checkout" "$work/shim/git -C $work/plain checkout -q $branch"
 
 # Wall time (median) is what a user waits; CPU time (user + system, mean) is steadier
 # on a busy machine. Both ratios are guarded/plain.
@@ -59,6 +81,11 @@ awk -F, '
         row("git --version", "git --version", "shim --version")
         row("git rev-parse HEAD", "git rev-parse", "shim rev-parse")
         row("git update-ref + hook", "update-ref", "hooked update-ref")
+        printf "%-24s %s\n", "", "(below: a static exec wrapper instead of git)"
+        row("git status --short", "wrap status", "shim status")
+        row("git diff", "wrap diff", "shim diff")
+        row("git log -1", "wrap log", "shim log")
+        row("git checkout <branch>", "wrap checkout", "shim checkout")
         printf "%-24s %9.3f %9s %7s %9s   %9.3f\n", "static process floor",
                wall["static floor"], "", "", "", cpu["static floor"]
     }

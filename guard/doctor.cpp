@@ -4,6 +4,7 @@
 
 #include "guard/error.hpp"
 #include "guard/install.hpp"
+#include "guard/managers.hpp"
 #include "guard/process.hpp"
 #include "guard/repo.hpp"
 #include "guard/version.hpp"
@@ -84,6 +85,7 @@ Check real_git_check(std::string& git)
     return passed("real_git", found);
 }
 
+// Judges the caller's PATH, not the one git hands `git guard doctor` (git's exec path first).
 Check shim_check(const fs::path& common)
 {
     fs::path shim = front_end("git-guard-shim");
@@ -93,22 +95,17 @@ Check shim_check(const fs::path& common)
     if (!link.empty() && !fs::exists(link))
         return failed("shim_on_path", "the shim link " + link.string() + " is gone",
                       "run 'git guard install'");
-    const char* env = std::getenv("PATH");
-    std::istringstream in(env ? env : "");
-    for (std::string entry; std::getline(in, entry, ':');) {
-        fs::path git = fs::path(entry.empty() ? "." : entry) / "git";
-        std::error_code ec;
-        if (::access(git.c_str(), X_OK) != 0 || fs::is_directory(git, ec))
-            continue;
-        if (fs::equivalent(git, shim, ec))
-            return passed("shim_on_path", "git on PATH is the shim (" + git.string() + ")");
-        return failed("shim_on_path",
-                      "git on PATH is " + git.string() +
-                          ", not the git-guard shim: 'git worktree "
-                          "remove' and 'prune' are not guarded in this shell",
-                      fix);
-    }
-    return failed("shim_on_path", "no git on PATH", fix);
+    fs::path git = first_git_on_path(caller_path());
+    std::error_code ec;
+    if (git.empty())
+        return failed("shim_on_path", "no git on PATH", fix);
+    if (fs::equivalent(git, shim, ec))
+        return passed("shim_on_path", "git on PATH is the shim (" + git.string() + ")");
+    return failed("shim_on_path",
+                  "git on PATH is " + git.string() +
+                      ", not the git-guard shim: 'git worktree remove' and 'prune' are not "
+                      "guarded in this shell",
+                  fix);
 }
 
 bool config_flag(git_repository* repo, const char* key)
@@ -123,28 +120,60 @@ bool config_flag(git_repository* repo, const char* key)
     return set;
 }
 
-// One hook in one hooks directory: present, executable, ours, current, chain runnable.
-Check hook_check(const fs::path& dir, const std::string& name)
+std::string install_fix(const std::string& name)
 {
-    fs::path hook = dir / name;
-    fs::path chained = dir / (name + ".guard-chained");
+    return "run 'git guard install" +
+           std::string(name == "post-checkout" ? " --lock-worktrees'" : "'") +
+           " (it keeps any hook that is there and chains it)";
+}
+
+// lefthook runs the hook: each tree it runs in must have our job in its local config.
+Check lefthook_check(const fs::path& hook, const std::vector<fs::path>& roots,
+                     const fs::path& common)
+{
+    for (const auto& root : roots) {
+        if (has_lefthook_job(root) && !has_current_lefthook_job(root, common))
+            return failed("hook",
+                          "git-guard's job in " + lefthook_local(root).string() +
+                              " runs another installation's front end",
+                          "run 'git guard install'");
+        if (!has_lefthook_job(root))
+            return failed("hook",
+                          "lefthook runs " + hook.string() + ", and " +
+                              lefthook_local(root).string() +
+                              " has no git-guard job: branch deletions in " + root.string() +
+                              " are not guarded",
+                          "run 'git guard install' (it adds the job to lefthook's local config)");
+    }
+    return passed("hook", "lefthook runs " + hook.string() +
+                              ", with git-guard's job in every worktree's " +
+                              lefthook_local(roots.empty() ? fs::path() : roots[0]).filename().string());
+}
+
+// One hook in one hooks directory: present, executable, ours, current, chain runnable.
+// pre-commit's hook runs ours as `<name>.legacy`; lefthook's runs our job.
+Check hook_check(const fs::path& dir, const std::string& name, const std::vector<fs::path>& roots,
+                 const fs::path& common)
+{
     std::string id = name == "post-checkout" ? "lock_hook" : "hook";
-    const std::string fix = "run 'git guard install" +
-                            std::string(name == "post-checkout" ? " --lock-worktrees'" : "'") +
-                            " (it keeps any hook that is there and chains it)";
+    if (name == "reference-transaction" && is_lefthook_hook(dir / name))
+        return lefthook_check(dir / name, roots, common);
+    fs::path hook = hook_slot(dir, name);
+    fs::path chained = dir / (name + ".guard-chained");
+    std::string runner = hook.filename() == name ? "" : " (pre-commit's " + name + " hook runs it)";
     std::error_code ec;
-    if (!fs::exists(hook, ec))
-        return failed(id, "there is no " + name + " hook in " + dir.string(), fix);
-    std::string text = read_text(hook);
-    if (text.find(hook_marker(name)) == std::string::npos)
-        return failed(id, hook.string() + " is not git-guard's hook (something replaced it)", fix);
+    if (!exists_at_all(hook))
+        return failed(id, "there is no " + name + " hook in " + dir.string(), install_fix(name));
+    if (!is_guard_hook(hook, name))
+        return failed(id, hook.string() + " is not git-guard's hook (something replaced it)",
+                      install_fix(name));
     if (::access(hook.c_str(), X_OK) != 0)
         return failed(id, hook.string() + " is not executable, so git ignores it",
                       "chmod +x " + hook.string());
     try {
-        if (text != hook_stub(name))
+        if (!is_current_hook(hook, name))
             return failed(id, hook.string() + " runs another git-guard installation's front end",
-                          fix);
+                          install_fix(name));
     } catch (const Error& e) {
         return failed(id, e.what(), k_reinstall);
     }
@@ -153,14 +182,15 @@ Check hook_check(const fs::path& dir, const std::string& name)
         return failed(
             id, "the chained hook " + chained.string() + " is not executable, so it no longer runs",
             "chmod +x " + chained.string());
-    return passed(id,
-                  hook.string() + " is git-guard's" +
-                      (chain ? ", and runs the previous hook " + chained.filename().string() : ""));
+    return passed(id, hook.string() + " is git-guard's" + runner +
+                          (chain ? ", and runs the previous hook " + chained.filename().string()
+                                 : ""));
 }
 
 void hook_checks(std::vector<Check>& checks, const std::string& git, git_repository* repo)
 {
     auto hooks = locate_hooks(git, repo);
+    fs::path common = common_dir(repo);
     std::string where = "core.hooksPath=" + hooks.value + " comes from " + hooks.scope +
                         " config (" + hooks.origin + ")";
     bool shared = hooks.scope == "global" || hooks.scope == "system";
@@ -181,10 +211,15 @@ void hook_checks(std::vector<Check>& checks, const std::string& git, git_reposit
                                      ? "git runs hooks from " + hooks.dirs[0].string()
                                      : "core.hooksPath=" + hooks.value + " (" + hooks.scope + ")"));
     bool lock = config_flag(repo, "guard.lockworktrees");
-    for (const auto& dir : hooks.dirs) {
-        checks.push_back(hook_check(dir, "reference-transaction"));
+    std::vector<fs::path> roots;
+    for (const auto& tree : list_worktrees(repo))
+        if (!tree.prunable)
+            roots.push_back(tree.path);
+    for (size_t i = 0; i < hooks.dirs.size(); ++i) {
+        auto trees = hooks.roots[i].empty() ? roots : std::vector<fs::path>{hooks.roots[i]};
+        checks.push_back(hook_check(hooks.dirs[i], "reference-transaction", trees, common));
         if (lock)
-            checks.push_back(hook_check(dir, "post-checkout"));
+            checks.push_back(hook_check(hooks.dirs[i], "post-checkout", trees, common));
     }
 }
 
@@ -230,14 +265,81 @@ Check limits_check(bool locked)
 {
     return passed(
         "limits",
-        "not guarded: deletions by libgit2, JGit, go-git or rm -rf; 'git -c core.hooksPath=... "
-        "branch -D' (skips the hook); a git called by absolute path such as /usr/bin/git "
-        "(skips the shim)" +
+        "not guarded, by kind of caller: programs that write refs and files without the git "
+        "command (libgit2, JGit, go-git, isomorphic-git) and rm -rf call neither the shim nor "
+        "the hook; 'git -c core.hooksPath=... branch -D' skips the hook; a git called by "
+        "absolute path such as /usr/bin/git skips the shim" +
             std::string(locked ? "; worktrees are locked (guard.lockWorktrees), so git itself "
                                  "refuses to remove one without the shim"
                                : "; 'git guard install --lock-worktrees' makes git itself "
                                  "refuse to remove a worktree without the shim"));
 }
+
+// What every repository check reads.
+struct Patient {
+    std::string git;
+    git_repository* repo;
+    fs::path common;
+    Settings settings;
+};
+
+using RepoCheck = void (*)(std::vector<Check>&, const Patient&);
+
+void shim_checks(std::vector<Check>& checks, const Patient& p)
+{
+    checks.push_back(shim_check(p.common));
+}
+
+void enabled_checks(std::vector<Check>& checks, const Patient& p)
+{
+    checks.push_back(p.settings.enabled ? passed("enabled", "guard.enabled is true")
+                                        : failed("enabled", "guard.enabled is not set",
+                                                 "run 'git guard install'"));
+}
+
+void repo_hook_checks(std::vector<Check>& checks, const Patient& p)
+{
+    hook_checks(checks, p.git, p.repo);
+}
+
+// `git gc` prunes worktrees itself, out of the shim's sight (DESIGN §6).
+void gc_checks(std::vector<Check>& checks, const Patient& p)
+{
+    auto r = run({p.git, "--git-dir=" + p.common.string(), "config", "--get",
+                  "gc.worktreePruneExpire"});
+    std::string value = first_line(r.out);
+    if (r.status == 0 && value == "never")
+        return checks.push_back(
+            passed("gc_prune", "gc.worktreePruneExpire=never: git gc prunes no worktree"));
+    checks.push_back(failed("gc_prune",
+                            "gc.worktreePruneExpire is " +
+                                (r.status == 0 ? value : std::string("unset (3 months)")) +
+                                ": git gc prunes deleted worktrees' admin entries, and their "
+                                "work, without the shim",
+                            "run 'git guard install' (it sets gc.worktreePruneExpire=never)"));
+}
+
+void dir_checks(std::vector<Check>& checks, const Patient& p)
+{
+    checks.push_back(dirs_check(p.common));
+}
+
+void worktree_checks(std::vector<Check>& checks, const Patient& p)
+{
+    for (const auto& tree : list_worktrees(p.repo))
+        checks.push_back(
+            passed("worktree", tree.path.string() + ": " + tree_state(tree, p.settings)));
+}
+
+void limits_checks(std::vector<Check>& checks, const Patient& p)
+{
+    checks.push_back(limits_check(config_flag(p.repo, "guard.lockworktrees")));
+}
+
+// The checks of a guarded repository, in the order doctor prints them. A new check
+// (such as the shim's exec-path set-up) is one more entry.
+constexpr RepoCheck k_repo_checks[] = {shim_checks, enabled_checks, repo_hook_checks, gc_checks,
+                                       dir_checks,  worktree_checks, limits_checks};
 
 } // namespace
 
@@ -261,18 +363,9 @@ std::vector<Check> diagnose(const fs::path& start)
         checks.push_back(limits_check(false));
         return checks;
     }
-    fs::path common = common_dir(repo.get());
-    checks.push_back(shim_check(common));
-    auto settings = read_settings(repo.get());
-    checks.push_back(settings.enabled ? passed("enabled", "guard.enabled is true")
-                                      : failed("enabled", "guard.enabled is not set",
-                                               "run 'git guard install'"));
-    hook_checks(checks, git, repo.get());
-    checks.push_back(dirs_check(common));
-    for (const auto& tree : list_worktrees(repo.get()))
-        checks.push_back(
-            passed("worktree", tree.path.string() + ": " + tree_state(tree, settings)));
-    checks.push_back(limits_check(config_flag(repo.get(), "guard.lockworktrees")));
+    Patient patient{git, repo.get(), common_dir(repo.get()), read_settings(repo.get())};
+    for (RepoCheck check : k_repo_checks)
+        check(checks, patient);
     return checks;
 }
 

@@ -5,6 +5,7 @@
 
 #include "guard/error.hpp"
 #include "guard/install.hpp"
+#include "guard/managers.hpp"
 #include "guard/process.hpp"
 #include "guard/repo.hpp"
 
@@ -21,13 +22,26 @@ namespace {
 
 constexpr const char* k_chained_suffix = ".guard-chained";
 
-bool is_ours(const fs::path& hook)
+// Installs the front end itself as `hook` (contract C5): a symlink, or, where the
+// filesystem has none, a copy with a sidecar naming the full binary.
+void place_front_end(Installation& ctx, const fs::path& hook)
 {
     std::error_code ec;
-    if (!fs::is_regular_file(fs::symlink_status(hook, ec)))
-        return false;
-    return read_bytes(hook).value_or("").find(hook_marker(hook.filename().string())) !=
-           std::string::npos;
+    fs::create_symlink(front_end(k_hook_front), hook, ec);
+    if (!ec)
+        return;
+    fs::path sidecar = hook.parent_path() / k_hook_sidecar;
+    if (!ctx.manifest.find("sidecar", sidecar.string()))
+        ctx.record({"sidecar", sidecar.string()});
+    write_bytes(sidecar, self_path(), fs::perms(0644)); // one line, no newline
+    write_bytes(hook, read_bytes(front_end(k_hook_front)).value_or(""), fs::perms(0755));
+}
+
+void write_hook(Installation& ctx, const fs::path& hook, const std::string& name)
+{
+    if (name == "reference-transaction" && hook_is_front_end())
+        return place_front_end(ctx, hook);
+    write_bytes(hook, hook_stub(name), fs::perms(0755));
 }
 
 // Creates `dir` and records the topmost directory that did not exist before.
@@ -41,31 +55,6 @@ void ensure_dir(Installation& ctx, const fs::path& dir)
     ctx.record({"dir", top.string()});
     fs::create_directories(dir);
     ctx.say("created the hooks directory " + ctx.display(dir));
-}
-
-// A relative core.hooksPath lies inside the worktree: keep what we add out of
-// `git status`, or every tree would look dirty to git and to the guard itself.
-void keep_out_of_status(Installation& ctx, const fs::path& root, const fs::path& file)
-{
-    auto rel = file.lexically_relative(root).string();
-    if (rel.starts_with("..") ||
-        run({ctx.git, "-C", root.string(), "check-ignore", "-q", "--", rel}).status == 0)
-        return; // outside the tree, or ignored already
-    fs::path exclude = ctx.common / "info" / "exclude";
-    auto text = read_bytes(exclude);
-    if (!ctx.manifest.find("exclude")) {
-        if (text) {
-            fs::create_directories(ctx.common / "guard" / "backup");
-            write_bytes(Manifest::backup(ctx.common, "exclude.before"), *text, fs::perms(0644));
-        }
-        ctx.record({"exclude", text ? "present" : "absent"});
-    }
-    std::string lines = text.value_or("");
-    if (!lines.empty() && lines.back() != '\n')
-        lines += '\n';
-    fs::create_directories(exclude.parent_path());
-    write_bytes(exclude, lines + "/" + rel + "\n");
-    ctx.say("excluded /" + rel + " from git status (in info/exclude)");
 }
 
 void refuse_tracked(const std::string& git, const fs::path& root, const fs::path& hook)
@@ -101,28 +90,29 @@ bool remove_if_empty(const fs::path& dir)
 
 } // namespace
 
-std::string hook_marker(const std::string& hook_name)
+// A relative core.hooksPath lies inside the worktree: keep what we add out of
+// `git status`, or every tree would look dirty to git and to the guard itself.
+void keep_out_of_status(Installation& ctx, const fs::path& root, const fs::path& file)
 {
-    return "# git-guard " + hook_name + " hook";
-}
-
-std::string hook_stub(const std::string& name)
-{
-    fs::path exe_dir = fs::path(self_path()).parent_path();
-    fs::path path = exe_dir.parent_path() / "share/git-guard/hooks" / name;
-    auto stub = read_bytes(path);
-    if (!stub)
-        throw Error("the hook template " + path.string() +
-                    " is missing; reinstall git-guard "
-                    "('cmake --install' puts it under share/git-guard/hooks)");
-    fs::path front = front_end("git-guard-hook");
-    if (::access(front.c_str(), X_OK) != 0)
-        throw Error("the hook front end " + front.string() + " is missing; reinstall git-guard");
-    const std::string placeholder = "@GUARD_HOOK_FRONT@";
-    for (auto at = stub->find(placeholder); at != std::string::npos;
-         at = stub->find(placeholder, at))
-        stub->replace(at, placeholder.size(), front.string());
-    return *stub;
+    auto rel = file.lexically_relative(root).string();
+    if (rel.starts_with("..") ||
+        run({ctx.git, "-C", root.string(), "check-ignore", "-q", "--", rel}).status == 0)
+        return; // outside the tree, or ignored already
+    fs::path exclude = ctx.common / "info" / "exclude";
+    auto text = read_bytes(exclude);
+    if (!ctx.manifest.find("exclude")) {
+        if (text) {
+            fs::create_directories(ctx.common / "guard" / "backup");
+            write_bytes(Manifest::backup(ctx.common, "exclude.before"), *text, fs::perms(0644));
+        }
+        ctx.record({"exclude", text ? "present" : "absent"});
+    }
+    std::string lines = text.value_or("");
+    if (!lines.empty() && lines.back() != '\n')
+        lines += '\n';
+    fs::create_directories(exclude.parent_path());
+    write_bytes(exclude, lines + "/" + rel + "\n");
+    ctx.say("excluded /" + rel + " from git status (in info/exclude)");
 }
 
 HooksLocation locate_hooks(const std::string& git, git_repository* repo)
@@ -174,10 +164,14 @@ void check_hooks_scope(const HooksLocation& hooks, bool force)
 void check_hook(const std::string& git, const fs::path& dir, const std::string& name,
                 const fs::path& root)
 {
-    fs::path hook = dir / name;
+    fs::path hook = hook_slot(dir, name);
     fs::path chained = dir / (name + k_chained_suffix);
-    hook_stub(name); // the template and the front end are there
-    if (is_ours(hook) || !exists_at_all(hook) || rewritten(hook, chained))
+    if (name != "reference-transaction" || !hook_is_front_end())
+        hook_stub(name); // the template and the front end are there
+    else if (::access(front_end(k_hook_front).c_str(), X_OK) != 0)
+        throw Error("the hook front end " + front_end(k_hook_front).string() +
+                    " is missing; reinstall git-guard");
+    if (is_guard_hook(hook, name) || !exists_at_all(hook) || rewritten(hook, chained))
         return;
     if (exists_at_all(chained))
         throw Error(chained.string() + " already exists, so the hook " + hook.string() +
@@ -189,41 +183,64 @@ void check_hook(const std::string& git, const fs::path& dir, const std::string& 
 void place_hook(Installation& ctx, const fs::path& dir, const std::string& name,
                 const fs::path& root)
 {
-    fs::path hook = dir / name;
+    fs::path hook = hook_slot(dir, name);
     fs::path chained = dir / (name + k_chained_suffix);
-    std::string stub = hook_stub(name);
-    if (is_ours(hook)) {
-        if (read_bytes(hook) == stub)
-            return ctx.say("the " + name + " hook is already installed in " + ctx.display(dir),
-                           false);
-        write_bytes(hook, stub, fs::perms(0755));
-        return ctx.say("updated the " + name + " hook in " + ctx.display(dir));
+    std::string where = ctx.display(hook);
+    if (is_guard_hook(hook, name)) {
+        if (is_current_hook(hook, name))
+            return ctx.say("the " + name + " hook is already installed: " + where, false);
+        fs::remove(hook);
+        write_hook(ctx, hook, name);
+        return ctx.say("updated the " + name + " hook: " + where);
     }
     bool had_hook = exists_at_all(hook);
     bool again = had_hook && rewritten(hook, chained);
     ensure_dir(ctx, dir);
     if (!ctx.manifest.find(had_hook ? "chain" : "hook", hook.string()))
-        ctx.record({had_hook ? "chain" : "hook", hook.string()});
+        ctx.record({had_hook ? "chain" : "hook", hook.string(), chained.string()});
     // A rename keeps the user's hook as it was: bytes, mode, owner, even a symlink.
     if (again)
         fs::remove(hook);
     else if (had_hook)
         fs::rename(hook, chained);
-    write_bytes(hook, stub, fs::perms(0755));
+    write_hook(ctx, hook, name);
     if (!root.empty()) {
         keep_out_of_status(ctx, root, hook);
         if (had_hook)
             keep_out_of_status(ctx, root, chained);
     }
     if (again)
-        return ctx.say("put back the " + name + " hook in " + ctx.display(dir) + ": " +
+        return ctx.say("put back the " + name + " hook " + where + ": " +
                        "the hook that was written over it is the one already kept as " + name +
                        k_chained_suffix);
-    ctx.say("installed the " + name + " hook in " + ctx.display(dir) +
+    ctx.say("installed the " + name + " hook: " + where +
+            (hook.filename() != name ? " (pre-commit's " + name + " hook runs it)" : "") +
             (had_hook
                  ? " (the previous one is kept as " + name + k_chained_suffix + " and still runs)"
                  : ""));
 }
+
+namespace {
+
+// Removes our hook at `path` and at the names a manager may have moved it to; the first
+// place it was found, or "" when it was nowhere.
+fs::path remove_ours(const fs::path& path)
+{
+    fs::path found;
+    std::vector<fs::path> places{path};
+    for (const auto& copy : renamed_copies(path))
+        places.push_back(copy);
+    for (const auto& place : places) {
+        if (!is_guard_hook(place, base_hook_name(path)))
+            continue;
+        fs::remove(place);
+        if (found.empty())
+            found = place;
+    }
+    return found;
+}
+
+} // namespace
 
 void undo_hook(Installation& ctx, const Record& record)
 {
@@ -233,20 +250,34 @@ void undo_hook(Installation& ctx, const Record& record)
             ctx.say("removed the directory " + ctx.display(path));
         return;
     }
-    fs::path chained = path.string() + k_chained_suffix;
-    if (is_ours(path))
-        fs::remove(path);
-    else if (exists_at_all(path))
-        return ctx.say("left " + path.string() + " alone: it is no longer git-guard's hook" +
-                           (record[0] == "chain"
-                                ? "; the hook it replaced is kept as " + chained.string()
-                                : ""),
-                       false);
-    if (record[0] == "chain" && exists_at_all(chained)) {
-        fs::rename(chained, path);
-        return ctx.say("restored the previous hook " + ctx.display(path));
+    if (record[0] == "sidecar") {
+        if (fs::remove(path))
+            ctx.say("removed " + ctx.display(path));
+        return;
     }
-    ctx.say("removed the hook " + ctx.display(path));
+    fs::path chained = record.size() > 2 ? fs::path(record[2]) : fs::path(path.string() + k_chained_suffix);
+    fs::path found = remove_ours(path);
+    bool theirs = record[0] == "chain" && exists_at_all(chained);
+    if (found.empty() && theirs && rewritten(path, chained)) {
+        // A manager wrote the hook we chained over ours again (husky's `npx husky`): it is
+        // back in its place, and the chained copy is a duplicate of it.
+        fs::remove(chained);
+        return ctx.say("removed " + ctx.display(chained) + ": " + ctx.display(path) +
+                       " is that same hook again, written back by its manager");
+    }
+    if (found.empty() && exists_at_all(path))
+        return ctx.say("left " + ctx.display(path) + " alone: it is no longer git-guard's hook" +
+                           (theirs ? "; the hook it replaced is kept as " + ctx.display(chained) : ""),
+                       false);
+    if (!theirs)
+        return ctx.say(found.empty() ? "the hook " + ctx.display(path) + " was gone already"
+                                     : "removed the hook " + ctx.display(found));
+    // The chained hook goes back where ours was last: a manager that moved ours there
+    // (lefthook's .old, pre-commit's .legacy) keeps it as it would have kept it itself.
+    fs::path back = found.empty() ? path : found;
+    fs::rename(chained, back);
+    ctx.say("restored the previous hook as " + ctx.display(back) +
+            (back == path ? "" : " (where " + back.filename().string() + " keeps it)"));
 }
 
 } // namespace guard

@@ -6,6 +6,8 @@
 #include "guard/install.hpp"
 
 #include "guard/error.hpp"
+#include "guard/managers.hpp"
+#include "guard/shimlink.hpp"
 #include "guard/process.hpp"
 #include "guard/repo.hpp"
 
@@ -83,73 +85,6 @@ void lock_worktrees(Installation& ctx)
     }
 }
 
-bool same_file(const fs::path& a, const fs::path& b)
-{
-    std::error_code ec;
-    return fs::equivalent(a, b, ec);
-}
-
-// The line to print about PATH: whether `git` there already runs the shim.
-std::string path_advice(const fs::path& dir, const fs::path& shim)
-{
-    const char* env = std::getenv("PATH");
-    std::istringstream in(env ? env : "");
-    for (std::string entry; std::getline(in, entry, ':');) {
-        fs::path git = fs::path(entry.empty() ? "." : entry) / "git";
-        if (::access(git.c_str(), X_OK) != 0 || fs::is_directory(git))
-            continue;
-        if (same_file(git, shim))
-            return dir.string() + " is already first on PATH: git runs the shim";
-        break;
-    }
-    return "put the shim first on PATH (add this line to ~/.profile or ~/.bashrc):\n  export "
-           "PATH=\"" +
-           dir.string() + ":$PATH\"";
-}
-
-// The installed shim. A `git` at `link` that is not a git-guard shim is never
-// replaced: it may be the user's real git.
-fs::path check_shim(const fs::path& link)
-{
-    fs::path shim = front_end("git-guard-shim");
-    if (::access(shim.c_str(), X_OK) != 0)
-        throw Error("the shim " + shim.string() + " is missing; reinstall git-guard");
-    std::error_code ec;
-    bool shim_link =
-        fs::is_symlink(link, ec) && fs::read_symlink(link, ec).filename() == "git-guard-shim";
-    if (exists_at_all(link) && !shim_link && !same_file(link, shim))
-        throw Error(link.string() +
-                    " exists and is not the git-guard shim; git-guard never "
-                    "replaces a real git. Choose another directory with --shim-dir");
-    return shim;
-}
-
-void link_shim(Installation& ctx, const fs::path& link)
-{
-    fs::path shim = check_shim(link);
-    if (!ctx.manifest.find("shim", link.string()))
-        ctx.record({"shim", link.string()});
-    if (same_file(link, shim)) {
-        ctx.say("the shim is already linked at " + link.string(), false);
-    } else {
-        std::error_code ec;
-        fs::create_directories(link.parent_path());
-        fs::remove(link, ec); // a link to an older installation's shim
-        fs::create_symlink(shim, link);
-        ctx.say("linked the shim: " + link.string() + " -> " + shim.string());
-    }
-    fs::path registry = registry_file();
-    if (!ctx.manifest.find("registry", registry.string()))
-        ctx.record({"registry", registry.string()});
-    auto repos = read_registry(registry);
-    if (std::find(repos.begin(), repos.end(), ctx.common.string()) == repos.end()) {
-        repos.push_back(ctx.common.string());
-        write_registry(registry, repos);
-        ctx.say("registered " + ctx.common.string() + " in " + registry.string());
-    }
-    ctx.say(path_advice(link.parent_path(), shim), false);
-}
-
 void check_git(Installation& ctx, const InstallOptions& options)
 {
     auto [major, minor] = git_version(ctx.git);
@@ -195,44 +130,70 @@ void restore_config(Installation& ctx)
     ctx.say("restored the guard.* config keys (the config changed after install, so key by key)");
 }
 
-// Drops this repository from the registry; removes the shared link when no other
-// registered repository's manifest still names it.
-void unlink_shim(Installation& ctx)
+// `git gc` runs `git worktree prune` itself, out of the shim's sight (DESIGN §6): with
+// gc.worktreePruneExpire=never it prunes no worktree, whatever was configured before.
+void keep_gc_from_pruning(Installation& ctx)
 {
-    auto registry = ctx.manifest.find("registry");
-    if (!registry)
-        return;
-    auto repos = read_registry((*registry)[1]);
-    std::erase(repos, ctx.common.string());
-    repos.empty() ? void(fs::remove((*registry)[1])) : write_registry((*registry)[1], repos);
-    for (const auto& record : ctx.manifest.records()) {
-        if (record[0] != "shim")
+    auto effective = git_in(ctx, {"config", "--get", "gc.worktreePruneExpire"});
+    std::string was = effective.out.substr(0, effective.out.find('\n'));
+    set_config(ctx, "gc.worktreePruneExpire", "never");
+    if (effective.status == 0 && was != "never")
+        ctx.say("  (it was " + was + ": git gc would have pruned the admin entries of deleted "
+                "worktrees, and their work, out of the shim's sight; uninstall puts it back)",
+                false);
+}
+
+// The worktree roots whose lefthook config must hold our job: every tree's, once lefthook
+// runs the reference-transaction hook of any tree or has a config in any (lefthook reads
+// the config of the tree it runs in). None when lefthook is not in use.
+std::vector<fs::path> lefthook_roots(const Installation& ctx, const HooksLocation& hooks)
+{
+    if (git_repository_is_bare(ctx.repo.get()))
+        return {};
+    bool lefthook = ctx.manifest.find("lefthook").has_value();
+    for (const auto& dir : hooks.dirs)
+        lefthook = lefthook || is_lefthook_hook(dir / "reference-transaction");
+    std::vector<fs::path> roots;
+    for (const auto& tree : list_worktrees(ctx.repo.get())) {
+        if (tree.prunable)
             continue;
-        fs::path link = record[1];
-        size_t users = std::count_if(repos.begin(), repos.end(), [&](const std::string& other) {
-            Manifest theirs;
-            return theirs.load(other) && theirs.find("shim", link.string());
-        });
-        std::error_code ec;
-        if (users > 0) {
-            ctx.say("kept the shim " + link.string() + ": " + std::to_string(users) +
-                        " other guarded repositories use it",
-                    false);
-        } else if (fs::is_symlink(link, ec) &&
-                   fs::read_symlink(link, ec).filename() == "git-guard-shim") {
-            fs::remove(link);
-            fs::remove(link.parent_path(), ec); // only when empty
-            ctx.say("removed the shim " + link.string());
+        roots.push_back(tree.path);
+        lefthook = lefthook || has_lefthook_config(tree.path);
+    }
+    return lefthook ? roots : std::vector<fs::path>{};
+}
+
+// Whether hook `name` in `dir` is left to lefthook, which runs our job instead.
+bool left_to_lefthook(const fs::path& dir, const std::string& name)
+{
+    return name == "reference-transaction" && is_lefthook_hook(dir / name);
+}
+
+// Whether `root` is `tree`, however each is spelled (git registers the path it was given).
+bool same_tree(const fs::path& root, const fs::path& tree)
+{
+    std::error_code ec;
+    return !root.empty() && (root == tree || fs::equivalent(root, tree, ec));
+}
+
+void place_hooks(Installation& ctx, const HooksLocation& hooks, const std::vector<std::string>& names,
+                 const fs::path& only_root = {})
+{
+    for (size_t i = 0; i < hooks.dirs.size(); ++i) {
+        if (!only_root.empty() && !same_tree(hooks.roots[i], only_root))
+            continue;
+        for (const auto& name : names) {
+            if (!left_to_lefthook(hooks.dirs[i], name))
+                place_hook(ctx, hooks.dirs[i], name, hooks.roots[i]);
+            else
+                ctx.say("lefthook runs the " + name + " hook " + ctx.display(hooks.dirs[i] / name) +
+                            ": git-guard runs as its job instead",
+                        false);
         }
     }
 }
 
 } // namespace
-
-fs::path front_end(const char* name)
-{
-    return fs::path(self_path()).parent_path() / name;
-}
 
 std::pair<int, int> git_version(const std::string& git)
 {
@@ -242,22 +203,6 @@ std::pair<int, int> git_version(const std::string& git)
         std::sscanf(result.out.c_str(), "git version %d.%d", &major, &minor) != 2)
         return {0, 0};
     return {major, minor};
-}
-
-fs::path default_shim_dir()
-{
-    if (::geteuid() == 0)
-        return "/usr/local/lib/git-guard/bin";
-    const char* home = std::getenv("HOME");
-    return fs::path(home ? home : "/") / ".local/share/git-guard/bin";
-}
-
-fs::path installed_shim_link(const fs::path& common)
-{
-    Manifest manifest;
-    manifest.load(common);
-    auto shim = manifest.find("shim");
-    return shim ? fs::path((*shim)[1]) : fs::path();
 }
 
 InstallReport install(const fs::path& start, const InstallOptions& options)
@@ -274,13 +219,19 @@ InstallReport install(const fs::path& start, const InstallOptions& options)
         names.push_back("post-checkout");
     for (size_t i = 0; i < hooks.dirs.size(); ++i)
         for (const auto& name : names)
-            check_hook(ctx.git, hooks.dirs[i], name, hooks.roots[i]);
+            if (!left_to_lefthook(hooks.dirs[i], name))
+                check_hook(ctx.git, hooks.dirs[i], name, hooks.roots[i]);
+    bool first = !ctx.manifest.load(ctx.common);
+    auto lefthook = lefthook_roots(ctx, hooks);
+    for (const auto& root : lefthook)
+        check_lefthook_job(root);
     // Everything is validated: from here on, each change is recorded before it is made.
-    snapshot_config(ctx.common, !ctx.manifest.load(ctx.common));
-    for (size_t i = 0; i < hooks.dirs.size(); ++i)
-        for (const auto& name : names)
-            place_hook(ctx, hooks.dirs[i], name, hooks.roots[i]);
+    snapshot_config(ctx.common, first);
+    place_hooks(ctx, hooks, names);
+    for (const auto& root : lefthook)
+        add_lefthook_job(ctx, root);
     set_config(ctx, "guard.enabled", "true");
+    keep_gc_from_pruning(ctx);
     if (options.lock_worktrees) {
         set_config(ctx, "guard.lockWorktrees", "true");
         lock_worktrees(ctx);
@@ -303,8 +254,10 @@ InstallReport uninstall(const fs::path& start)
     unlock_worktrees(ctx);
     auto records = ctx.manifest.records();
     for (auto r = records.rbegin(); r != records.rend(); ++r) {
-        if ((*r)[0] == "hook" || (*r)[0] == "chain" || (*r)[0] == "dir")
+        if ((*r)[0] == "hook" || (*r)[0] == "chain" || (*r)[0] == "dir" || (*r)[0] == "sidecar")
             undo_hook(ctx, *r);
+        else if ((*r)[0] == "lefthook")
+            undo_lefthook(ctx, *r);
         else if ((*r)[0] == "exclude") {
             restore_exclude(ctx.common, *r);
             ctx.say("restored info/exclude");
@@ -317,6 +270,41 @@ InstallReport uninstall(const fs::path& start)
     ctx.say("git-guard is uninstalled from " + ctx.common.string() +
             "; stranded/ branches are kept (git guard list shows them)");
     return ctx.report;
+}
+
+void guard_new_worktree(const fs::path& tree)
+{
+    try {
+        Installation ctx{find_real_git(), open_repository(tree), {}, {}, {}};
+        ctx.common = common_dir(ctx.repo.get());
+        if (!ctx.manifest.load(ctx.common) || !read_settings(ctx.repo.get()).enabled)
+            return;
+        const char* workdir = git_repository_workdir(ctx.repo.get());
+        fs::path root = workdir ? fs::path(workdir).parent_path() : fs::path(tree);
+        std::vector<std::string> names{"reference-transaction"};
+        bool lock = read_settings(ctx.repo.get()).lock_worktrees;
+        if (lock)
+            names.push_back("post-checkout");
+        auto hooks = locate_hooks(ctx.git, ctx.repo.get());
+        // Only a relative core.hooksPath (husky's .husky/_) gives the new tree hooks of its own.
+        for (size_t i = 0; i < hooks.dirs.size(); ++i)
+            for (const auto& name : names)
+                if (same_tree(hooks.roots[i], root) && !left_to_lefthook(hooks.dirs[i], name))
+                    check_hook(ctx.git, hooks.dirs[i], name, hooks.roots[i]);
+        if (ctx.manifest.find("lefthook"))
+            check_lefthook_job(root);
+        place_hooks(ctx, hooks, names, root);
+        if (ctx.manifest.find("lefthook"))
+            add_lefthook_job(ctx, root);
+        for (const auto& other : list_worktrees(ctx.repo.get()))
+            if (lock && !other.is_main && !other.locked && same_tree(other.path, root))
+                git_checked(ctx, {"worktree", "lock", "--reason", k_lock_reason, root.string()});
+    } catch (const std::exception& e) {
+        std::fprintf(stderr,
+                     "git-guard: the new worktree %s may be unguarded: %s; run 'git guard "
+                     "install' there\n",
+                     tree.c_str(), e.what());
+    }
 }
 
 } // namespace guard

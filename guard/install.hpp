@@ -58,6 +58,19 @@ std::filesystem::path front_end(const char* name);
 // `git --version` of `git` as {major, minor}; {0, 0} when it cannot be read.
 std::pair<int, int> git_version(const std::string& git);
 
+// The PATH of whoever ran git-guard: $GIT_GUARD_CALLER_PATH when the front end passes it,
+// else PATH without the exec-path entry git puts first for the commands it starts.
+std::string caller_path();
+
+// The first executable `git` on `path` (a PATH value), or "" when there is none.
+std::filesystem::path first_git_on_path(const std::string& path);
+
+// Guards the worktree `tree` that `git worktree add` has just made in a guarded repository:
+// the hooks a relative core.hooksPath (husky's .husky/_) needs in it, git-guard's lefthook
+// job, and its lock under --lock-worktrees. Recorded in the manifest, so uninstall undoes it.
+// Never throws: a failure is printed, and the tree is as git made it.
+void guard_new_worktree(const std::filesystem::path& tree);
+
 // The default shim directory for this user.
 std::filesystem::path default_shim_dir();
 

@@ -195,8 +195,10 @@ std::string find_real_git()
         return forced;
     struct stat shim {};
     bool have_shim = false;
+    // The shim is next to git-guard in the build tree, in libexec/git-guard/ when installed.
     auto dir = std::filesystem::path(self_path()).parent_path();
-    have_shim = ::stat((dir / "git-guard-shim").c_str(), &shim) == 0;
+    for (const auto& at : {dir / "git-guard-shim", dir.parent_path() / "libexec/git-guard/git-guard-shim"})
+        have_shim = have_shim || ::stat(at.c_str(), &shim) == 0;
     struct stat self {};
     ::stat("/proc/self/exe", &self);
     const char* path = std::getenv("PATH");

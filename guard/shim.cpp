@@ -1,21 +1,32 @@
-// The shim's slow path: `git worktree remove|prune|add` in a guarded repository.
-// The static front end (front/shim.c) sends only these here; everything else
-// never reaches this file.
+// The shim's slow path: what the front end (front/shim.c) forwards, with its parse of
+// the command line. Nothing here parses git's options again (DESIGN §0.5): the call
+// arrives as GitCall. "Guarded?" is git's answer, asked before anything libgit2 could
+// fail on (DESIGN §0.4); which trees a removal or prune destroys is git's answer too.
 #include "guard/shim.hpp"
 #include "guard/journal.hpp"
 
+#include "guard/error.hpp"
+#include "guard/git.hpp"
+#include "guard/inplace.hpp"
+#include "guard/install.hpp"
 #include "guard/lock.hpp"
 #include "guard/log.hpp"
 #include "guard/process.hpp"
 #include "guard/repo.hpp"
 #include "guard/report.hpp"
 #include "guard/snapshot.hpp"
+#include "guard/worktrees.hpp"
 
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
+#include <unistd.h>
+
+extern "C" {
+#include "guard/front/common.h"
+}
 
 namespace fs = std::filesystem;
 
@@ -23,101 +34,25 @@ namespace guard {
 
 namespace {
 
-// git's command line split at the subcommand, with what we need from the
-// global options. `subcommand` holds the words after git's options, aliases expanded.
-struct GitCall {
-    std::vector<std::string> globals; // to repeat on our own git calls
-    fs::path cwd;                     // after every -C
-    std::vector<std::string> words;   // e.g. {"worktree", "remove", "-f", "T"}
-};
-
-bool takes_value(const std::string& a)
+[[noreturn]] void exec_git(const GitCall& call)
 {
-    return a == "-C" || a == "-c" || a == "--git-dir" || a == "--work-tree" || a == "--namespace" ||
-           a == "--config-env" || a == "--super-prefix";
-}
-
-GitCall parse_globals(const std::vector<std::string>& args)
-{
-    GitCall call;
-    call.cwd = fs::current_path();
-    size_t i = 1;
-    for (; i < args.size() && args[i].size() > 1 && args[i][0] == '-'; ++i) {
-        const std::string& a = args[i];
-        if (takes_value(a) && i + 1 < args.size()) {
-            if (a == "-C")
-                call.cwd = absolute_path(call.cwd / args[i + 1]);
-            else
-                call.globals.insert(call.globals.end(), {a, args[i + 1]});
-            ++i;
-        } else if (a != "-p" && a != "--paginate" && a != "-P" && a != "--no-pager") {
-            call.globals.push_back(a);
-        }
-    }
-    call.words.assign(args.begin() + static_cast<long>(i), args.end());
-    return call;
-}
-
-std::vector<std::string> git_argv(const std::string& git, const GitCall& call,
-                                  std::initializer_list<std::string> rest)
-{
-    std::vector<std::string> argv{git};
-    argv.insert(argv.end(), call.globals.begin(), call.globals.end());
-    argv.insert(argv.end(), rest.begin(), rest.end());
-    return argv;
-}
-
-std::vector<std::string> split_words(const std::string& text)
-{
-    std::vector<std::string> words;
-    size_t i = 0;
-    while (i < text.size()) {
-        i = text.find_first_not_of(" \t\n", i);
-        if (i == std::string::npos)
-            break;
-        size_t end = text.find_first_of(" \t\n", i);
-        words.push_back(text.substr(i, end - i));
-        i = end == std::string::npos ? text.size() : end;
-    }
-    return words;
-}
-
-// Expands aliases (`git rmwt T` with alias.rmwt = "worktree remove") as git would.
-void expand_alias(const std::string& git, GitCall& call)
-{
-    for (int depth = 0; depth < 10 && !call.words.empty() && call.words[0] != "worktree"; ++depth) {
-        auto r = run(git_argv(git, call, {"config", "--get", "alias." + call.words[0]}),
-                     {.cwd = call.cwd.string()});
-        if (r.status != 0 || r.out.empty() || r.out[0] == '!')
-            return;
-        auto expansion = split_words(r.out);
-        call.words.erase(call.words.begin());
-        call.words.insert(call.words.begin(), expansion.begin(), expansion.end());
-    }
-}
-
-[[noreturn]] void exec_git(const std::string& git, const std::vector<std::string>& args)
-{
-    std::vector<std::string> argv = args;
-    argv[0] = git;
+    std::vector<std::string> argv = call.argv;
+    argv[0] = call.real_git;
     exec(argv);
 }
 
-// The tree `git worktree remove <arg>` means: its path, or a unique path suffix.
-std::optional<Worktree> find_tree(git_repository* repo, const fs::path& cwd, const std::string& arg)
+// `git config --bool <key>` as the caller's git would read it (its -c, --git-dir, -C).
+bool config_true(const GitCall& call, const std::string& key)
 {
-    if (auto exact = find_worktree(repo, cwd / arg))
-        return exact;
-    std::optional<Worktree> found;
-    for (const auto& t : list_worktrees(repo)) {
-        std::string p = t.path.string();
-        if (!t.is_main && p.size() > arg.size() && p.ends_with("/" + arg)) {
-            if (found)
-                return std::nullopt;
-            found = t;
-        }
-    }
-    return found;
+    auto r = ask_git(call, {"config", "--bool", key});
+    return r.status == 0 && r.out == "true\n";
+}
+
+std::chrono::seconds lock_timeout(const GitCall& call)
+{
+    auto r = ask_git(call, {"config", "--int", "guard.lockTimeout"});
+    long seconds = r.status == 0 ? std::strtol(r.out.c_str(), nullptr, 10) : 60;
+    return std::chrono::seconds(seconds >= 0 ? seconds : 60);
 }
 
 void report_saved(const Saved& s, const std::string& what)
@@ -130,93 +65,111 @@ void report_saved(const Saved& s, const std::string& what)
 int refuse(const Work& w, const std::string& why)
 {
     std::fprintf(stderr, "fatal: git-guard: %s", refusal_message(w, why).c_str());
-    spdlog::warn("refused to let git remove {}: {}", w.path, why);
+    spdlog::warn("refused to let git run on {}: {}", w.path, why);
     journal_refusal({}, w, why, "git worktree");
     return 128;
 }
 
-struct RemoveArgs {
-    int force = 0;
-    std::string path;
-};
-
-RemoveArgs parse_remove(const std::vector<std::string>& words)
+// The tree `git worktree remove <arg>` names: the last non-option word after "remove".
+std::string remove_target(const std::vector<std::string>& words)
 {
-    RemoveArgs r;
+    std::string path;
     bool options = true;
     for (size_t i = 2; i < words.size(); ++i) {
-        const std::string& w = words[i];
-        if (options && w == "--")
+        if (options && words[i] == "--")
             options = false;
-        else if (options && w == "--force")
-            ++r.force;
-        else if (options && w.size() > 1 && w[0] == '-' && w.find_first_not_of('f', 1) == std::string::npos)
-            r.force += static_cast<int>(w.size() - 1);
-        else if (!options || w[0] != '-')
-            r.path = w;
+        else if (!options || words[i].empty() || words[i][0] != '-')
+            path = words[i];
     }
-    return r;
+    return path;
 }
 
-int guard_remove(const std::string& git, const GitCall& call, git_repository* repo,
-                 const Settings& settings, const std::vector<std::string>& args)
+// Saves the commits that only the admin entry of the gone tree `tree` still holds.
+int save_admin(const GitCall& call, const ListedTree& tree, const std::string& reason)
 {
-    RemoveArgs ra = parse_remove(call.words);
-    auto tree = ra.path.empty() ? std::nullopt : find_tree(repo, call.cwd, ra.path);
-    if (!tree || tree->is_main || tree->prunable)
-        exec_git(git, args); // git refuses or reports it itself
-    bool our_lock = tree->locked && tree->lock_reason == "git-guard" && settings.lock_worktrees;
-    if (tree->locked && !our_lock && ra.force < 2)
-        exec_git(git, args);
-    // Held across the exec below: git removes the tree while we still own its lock.
-    PathLock lock(common_dir(repo), tree->path.string(), settings.lock_timeout);
-    auto fresh = find_tree(repo, call.cwd, ra.path);
-    if (!fresh || fresh->prunable)
-        exec_git(git, args); // another process removed it while we waited
-    Repository tree_repo = open_worktree(*fresh);
-    Work work = inspect_tree(tree_repo.get(), *fresh, settings);
-    if (ra.force == 0 && work.git_sees_changes)
-        exec_git(git, args); // git refuses a dirty tree without --force
-    if (work.verdict == Verdict::cannot_save)
-        return refuse(work, work.reason);
-    try {
-        if (auto saved = save_tree(tree_repo.get(), *fresh, work, settings, {.reason = "worktree remove"}))
-            report_saved(*saved, fresh->path.string());
-    } catch (const Error& e) {
-        return refuse(work, e.what());
-    }
-    if (our_lock)
-        run({git, "worktree", "unlock", fresh->path.string()}, {.cwd = call.cwd.string()});
-    // Point of no return: the work is on a verified branch; git removes the tree.
-    exec_git(git, args);
-}
-
-int guard_prune(const std::string& git, const GitCall& call, git_repository* repo,
-                const Settings& settings, const std::vector<std::string>& args)
-{
-    for (size_t i = 2; i < call.words.size(); ++i)
-        if (call.words[i] == "-n" || call.words[i] == "--dry-run")
-            exec_git(git, args);
-    for (const auto& tree : list_worktrees(repo)) {
-        if (!tree.prunable || tree.locked)
+    Repository repo = open_repository(common_git_dir(call));
+    Settings settings = read_settings(repo.get());
+    for (const auto& t : list_worktrees(repo.get())) {
+        if (t.name != tree.id)
             continue;
-        PathLock lock(common_dir(repo), tree.path.string(), settings.lock_timeout);
-        Work work = inspect_admin(repo, tree, settings);
+        PathLock lock(common_dir(repo.get()), t.path.string(), settings.lock_timeout);
+        Work work = inspect_admin(repo.get(), t, settings);
         if (work.verdict != Verdict::has_work)
-            continue;
+            return 0;
         try {
-            Saved s = save_tip(repo, tree.path.filename().string(), *work.head, {.reason = "worktree prune"});
-            report_saved(s, "the commits of " + tree.path.string());
+            Saved s = save_tip(repo.get(), t.path.filename().string(), *work.head, {.reason = reason});
+            report_saved(s, "the commits of " + t.path.string());
+            return 0;
         } catch (const Error& e) {
             return refuse(work, e.what());
         }
     }
-    exec_git(git, args);
+    return 0; // git no longer lists it either: nothing left to destroy
+}
+
+// Saves what removing or pruning `tree` destroys (DESIGN §4.1). A tree whose directory
+// is gone goes to the engine first (it looks for a moved-aside directory), then, when the
+// engine cannot open it, to its admin entry's commits.
+int save_listed(const GitCall& call, const ListedTree& tree, const std::string& reason)
+{
+    bool gone = tree.prunable || !fs::exists(tree.path);
+    SaveResult r;
+    try {
+        r = save_path(call.cwd, tree.path, {.reason = reason});
+    } catch (const Error& e) {
+        if (gone)
+            return save_admin(call, tree, reason);
+        // Another remover may have taken this tree meanwhile: only this tree counts.
+        bool listed = false;
+        for (const auto& t : list_trees(call))
+            listed = listed || absolute_path(t.path) == absolute_path(tree.path);
+        if (!listed)
+            return 0;
+        throw;
+    }
+    if (!r.refused.empty())
+        return refuse(r.work, r.work.reason);
+    if (r.saved)
+        report_saved(*r.saved, tree.path.string());
+    return 0;
+}
+
+// `git worktree remove`, at any force level (DESIGN §0.2): save, then let git decide.
+int guard_remove(const GitCall& call)
+{
+    std::string arg = remove_target(call.words);
+    auto tree = arg.empty() ? std::nullopt : find_listed(call, arg);
+    if (!tree || tree->is_main)
+        exec_git(call); // git refuses or reports it itself
+    // Held across the exec below (the descriptor survives it): racers removing this
+    // tree wait until git has removed it, then find it gone. Only this tree's lock.
+    PathLock removing(common_git_dir(call), "worktree remove " + absolute_path(tree->path).string(),
+                      lock_timeout(call));
+    tree = find_listed(call, arg);
+    if (!tree)
+        exec_git(call); // another process removed it while we waited
+    if (int rc = save_listed(call, *tree, "worktree remove"))
+        return rc;
+    if (tree->locked && tree->lock_reason == "git-guard" && config_true(call, "guard.lockWorktrees"))
+        ask_git(call, {"worktree", "unlock", tree->path.string()});
+    // Point of no return: the work is on a verified branch; git removes the tree.
+    exec_git(call);
+}
+
+// `git worktree prune`: save every tree git itself says it would prune.
+int guard_prune(const GitCall& call)
+{
+    for (size_t i = 2; i < call.words.size(); ++i)
+        if (call.words[i] == "-n" || call.words[i] == "--dry-run")
+            exec_git(call);
+    for (const auto& tree : prune_candidates(call))
+        if (int rc = save_listed(call, tree, "worktree prune"))
+            return rc;
+    exec_git(call);
 }
 
 // `git worktree add --no-checkout` runs no post-checkout hook: lock the tree here.
-int guard_add(const std::string& git, const GitCall& call, const Settings& settings,
-              const std::vector<std::string>& args)
+int guard_add(const GitCall& call)
 {
     bool no_checkout = false;
     std::string path;
@@ -226,54 +179,91 @@ int guard_add(const std::string& git, const GitCall& call, const Settings& setti
             no_checkout = true;
         else if (w == "-b" || w == "-B" || w == "--reason")
             ++i;
-        else if (path.empty() && w[0] != '-')
+        else if (path.empty() && !w.empty() && w[0] != '-')
             path = w;
     }
-    if (!settings.lock_worktrees || !no_checkout || path.empty())
-        exec_git(git, args);
-    std::vector<std::string> argv = args;
-    argv[0] = git;
+    if (path.empty())
+        exec_git(call);
+    std::vector<std::string> argv = call.argv;
+    argv[0] = call.real_git;
     auto r = run(argv, {.capture = false});
-    if (r.status == 0)
-        run({git, "-C", call.cwd.string(), "worktree", "lock", "--reason", "git-guard", path});
+    if (r.status == 0 && no_checkout && config_true(call, "guard.lockWorktrees"))
+        ask_git(call, {"worktree", "lock", "--reason", "git-guard", path});
+    if (r.status == 0) // the new tree's hooks (husky's .husky/_ is missing there), lefthook job
+        guard_new_worktree(call.cwd / path);
     return r.status;
+}
+
+// Not through the front end (git-guard linked as `git` directly): let the one parser,
+// the front end next to this binary, look at the call first.
+[[noreturn]] void reparse(const std::vector<std::string>& args)
+{
+    std::vector<std::string> argv = args;
+    argv[0] = (fs::path(self_path()).parent_path() / "git-guard-shim").string();
+    if (::access(argv[0].c_str(), X_OK) != 0)
+        argv[0] = find_real_git();
+    exec(argv);
 }
 
 } // namespace
 
-size_t subcommand_index(const std::vector<std::string>& argv)
+GitCall decode_call(const std::vector<std::string>& args)
 {
-    size_t i = 1;
-    for (; i < argv.size() && argv[i].size() > 1 && argv[i][0] == '-'; ++i)
-        if (takes_value(argv[i]))
-            ++i;
-    return i;
+    auto fail = [] { return UsageError("the shim's handoff is malformed (front end and git-guard differ?)"); };
+    if (args.size() < 6 || args[1] != "--guard-call=1")
+        throw fail();
+    GitCall call;
+    call.real_git = args[2];
+    call.cwd = args[3];
+    size_t at = 4;
+    auto list = [&](std::vector<std::string>& into) {
+        size_t n = at < args.size() ? std::stoul(args[at++]) : 0;
+        if (at + n > args.size())
+            throw fail();
+        into.assign(args.begin() + static_cast<long>(at), args.begin() + static_cast<long>(at + n));
+        at += n;
+    };
+    list(call.globals);
+    list(call.words);
+    if (at >= args.size() || args[at] != "--")
+        throw fail();
+    call.argv = {"git"};
+    call.argv.insert(call.argv.end(), args.begin() + static_cast<long>(at + 1), args.end());
+    return call;
 }
 
 int run_shim(const std::vector<std::string>& args)
 {
-    std::string git = find_real_git();
-    GitCall call = parse_globals(args);
-    expand_alias(git, call);
-    if (call.words.size() < 2 || call.words[0] != "worktree")
-        exec_git(git, args);
-    auto dir = run(git_argv(git, call, {"rev-parse", "--absolute-git-dir"}), {.cwd = call.cwd.string()});
+    if (args.size() < 2 || !args[1].starts_with("--guard-call="))
+        reparse(args);
+    GitCall call = decode_call(args);
+    if (call.words.empty() || !config_true(call, "guard.enabled"))
+        exec_git(call); // unguarded: git, untouched (DESIGN §0.4)
     LibGit2 libgit2;
-    if (dir.status != 0)
-        exec_git(git, args); // not a repository: git says so itself
-    Repository repo = open_repository(dir.out.substr(0, dir.out.find('\n')));
-    Settings settings = read_settings(repo.get());
-    if (!settings.enabled)
-        exec_git(git, args);
-    init_log(common_dir(repo.get()), false);
-    spdlog::info("shim: git worktree {}", call.words[1]);
-    if (call.words[1] == "remove")
-        return guard_remove(git, call, repo.get(), settings, args);
-    if (call.words[1] == "prune")
-        return guard_prune(git, call, repo.get(), settings, args);
-    if (call.words[1] == "add")
-        return guard_add(git, call, settings, args);
-    exec_git(git, args);
+    init_log(common_git_dir(call), false);
+    spdlog::info("shim: git {}", call.words[0]);
+    if (call.words[0] != "worktree") {
+        if (int rc = guard_in_place(call))
+            return rc;
+        exec_git(call);
+    }
+    const std::string& what = call.words.size() > 1 ? call.words[1] : "";
+    if (what == "remove")
+        return guard_remove(call);
+    if (what == "prune")
+        return guard_prune(call);
+    if (what == "add")
+        return guard_add(call);
+    exec_git(call);
+}
+
+size_t subcommand_index(const std::vector<std::string>& argv)
+{
+    std::vector<char*> words;
+    for (const auto& a : argv)
+        words.push_back(const_cast<char*>(a.c_str()));
+    int at = skip_git_options(static_cast<int>(words.size()), words.data(), 1, nullptr);
+    return at < 0 ? argv.size() : static_cast<size_t>(at);
 }
 
 } // namespace guard

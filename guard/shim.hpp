@@ -1,19 +1,37 @@
 #pragma once
 
+#include "guard/gitcall.hpp"
+
 #include <cstddef>
 #include <string>
 #include <vector>
 
 namespace guard {
 
-// The full shim, reached when the front end saw `worktree remove`, `worktree
-// prune` or an alias for them. `args` is git's argv, args[0] == "git". Saves
-// what the removal would destroy, then execs the real git with `args` unchanged.
+// The full shim, reached from the front end (front/shim.c) with its parse of the call:
+//   git --guard-call=1 <real git> <cwd> <G> <globals…> <W> <words…> -- <caller's argv[1..]>
+// In a guarded repository (asked of git before anything else), saves what
+// `worktree remove|prune` would destroy, or hands an in-place destroyer to
+// guard_in_place; then execs the real git with the caller's arguments unchanged.
 // Returns only on refusal (128) or when git could not be started.
 int run_shim(const std::vector<std::string>& args);
 
+// Decodes the front end's handoff in `args` (args[0] == "git"). Throws UsageError when
+// it is not one.
+GitCall decode_call(const std::vector<std::string>& args);
+
 // The position of git's subcommand in `argv` (argv[0] is git), past git's global
-// options and their values; argv.size() when there is none.
+// options and their values, by the front end's own option table; argv.size() when there
+// is none.
 size_t subcommand_index(const std::vector<std::string>& argv);
+
+// Whether the exec-path mirror that lets git's own children reach the shim (DESIGN §6,
+// docs/decisions.md "The shim") is in place for the real git: every entry of git's exec
+// path mirrored, its `git` the shim, and `git --exec-path` through it printing git's
+// own. `why` says what is wrong when it is not. For `git guard doctor`. The shim is
+// looked for next to this binary, then in ../libexec/git-guard/. A missing mirror is
+// made (that is what the shim does on its next call); a damaged one is reported: delete
+// it and the shim rebuilds it.
+bool exec_path_intact(std::string& why);
 
 } // namespace guard

@@ -189,9 +189,10 @@ git_oid write_commit(git_repository* repo, const Work& w, const git_oid& tree_oi
 }
 
 // Creates the branch with "must not exist" semantics, retrying -2 ... -20.
-std::string create_ref(git_repository* repo, const std::string& name, const git_oid& target)
+std::string create_ref(git_repository* repo, const std::string& name, const git_oid& target,
+                       const std::string& prefix) // C2 (H6 stand-in): prefix
 {
-    std::string base = stranded_ref_name(name);
+    std::string base = stranded_ref_name(name, prefix);
     // Through the common repository: on a linked worktree's handle, libgit2 1.5
     // looks for an existing loose ref in the tree's own git dir only, so "must not
     // exist" would overwrite a stranded branch.
@@ -247,9 +248,10 @@ std::string diffstat(git_repository* repo, git_tree* base, const git_oid& tree_o
 // An earlier save of `name` with this very tree on this very HEAD, so a repeated
 // save adds no duplicate branch.
 std::optional<Saved> find_equal_save(git_repository* repo, const std::string& name,
-                                     const git_oid& tree_oid, const Work& w)
+                                     const git_oid& tree_oid, const Work& w,
+                                     const std::string& prefix) // C2 (H6 stand-in): prefix
 {
-    std::string ref = stranded_ref_name(name);
+    std::string ref = stranded_ref_name(name, prefix);
     std::string glob = ref.substr(0, ref.rfind('/')) + "/*";
     std::vector<std::string> refs;
     git_reference_foreach_glob(
@@ -322,9 +324,9 @@ std::string ref_component(std::string c)
     return c;
 }
 
-std::string stranded_ref_name(const std::string& name)
+std::string stranded_ref_name(const std::string& name, const std::string& prefix)
 {
-    std::string ref = "refs/heads/stranded";
+    std::string ref = prefix;
     size_t start = 0;
     bool any = false;
     while (start <= name.size()) {
@@ -352,7 +354,7 @@ Saved save_tip(git_repository* repo, const std::string& name, const git_oid& tip
     Saved s;
     s.commit = tip;
     s.tree = *git_commit_tree_id(raw);
-    s.ref = create_ref(repo, name, tip);
+    s.ref = create_ref(repo, name, tip, options.ref_prefix);
     verify(repo, s);
     s.diffstat = "no new commit: the branch holds " + to_hex(tip).substr(0, 12);
     spdlog::info("saved {} at {} ({})", s.ref, to_hex(tip), options.reason);
@@ -369,7 +371,7 @@ Saved save_commit(git_repository* repo, const Work& w, const git_oid& tree_oid,
     s.commit = write_commit(repo, w, tree_oid, settings, options.reason);
     s.made_commit = true;
     s.base = w.head ? to_hex(*w.head) : "";
-    s.ref = create_ref(repo, name, s.commit);
+    s.ref = create_ref(repo, name, s.commit, options.ref_prefix);
     verify(repo, s);
     s.diffstat = diffstat(repo, head.get(), tree_oid);
     spdlog::info("saved {} from {} to {} ({})", to_hex(s.commit), w.path, s.ref, options.reason);
@@ -392,7 +394,7 @@ std::optional<Saved> save_tree(git_repository* repo, const Worktree& tree, const
             tree_oid.reset();
     }
     if (tree_oid) {
-        if (auto existing = find_equal_save(repo, tree_name(tree), *tree_oid, w))
+        if (auto existing = find_equal_save(repo, tree_name(tree), *tree_oid, w, options.ref_prefix))
             return existing;
         return save_commit(repo, w, *tree_oid, tree_name(tree), settings, options);
     }
@@ -427,5 +429,27 @@ SaveResult save_path(const fs::path& start, const fs::path& path, const SaveOpti
     }
     return result;
 }
+
+// C2 (H6 stand-in) ------------------------------------------------------------------
+// save_existing, until the engine's own lands; the coordinator keeps the engine's.
+Saved save_existing(const fs::path& git_dir, const std::string& name, const std::string& commit,
+                    const SaveOptions& options)
+{
+    Repository repo = open_repository(git_dir);
+    git_oid oid = parse_oid(commit);
+    git_commit* raw = nullptr;
+    check(git_commit_lookup(&raw, repo.get(), &oid), "read commit " + commit);
+    Commit owned(raw);
+    Saved s;
+    s.commit = oid;
+    s.tree = *git_commit_tree_id(raw);
+    s.ref = create_ref(repo.get(), name, oid, options.ref_prefix);
+    verify(repo.get(), s);
+    s.diffstat = "no new commit: the ref holds " + commit.substr(0, 12);
+    spdlog::info("saved {} at {} ({})", s.ref, commit, options.reason);
+    journal_record(common_dir(repo.get()), tip_save_event(s.ref, commit, name, options.reason));
+    return s;
+}
+// end of C2 (H6 stand-in) -----------------------------------------------------------
 
 } // namespace guard

@@ -10,6 +10,7 @@ namespace guard {
 
 struct SaveOptions {
     std::string reason = "save";   // Stranded-Reason: the operation that forced the save
+    std::string ref_prefix = "refs/heads/stranded"; // C2 (H6 stand-in): or "refs/stranded" for in-place saves
 };
 
 // A verified stranded branch.
@@ -47,7 +48,8 @@ std::string ref_component(std::string component);
 
 // `refs/heads/stranded/<name>/<stamp>`: each component made valid for a ref,
 // stamped with the UTC time to the millisecond (or $GIT_GUARD_STAMP, for tests).
-std::string stranded_ref_name(const std::string& name);
+std::string stranded_ref_name(const std::string& name,
+                              const std::string& prefix = "refs/heads/stranded"); // C2 (H6 stand-in): prefix
 
 struct SaveResult {
     Work work;
@@ -60,5 +62,10 @@ struct SaveResult {
 // only when `tree` is not a worktree that can be inspected at all.
 SaveResult save_path(const std::filesystem::path& start, const std::filesystem::path& tree,
                      const SaveOptions& options);
+
+// C2 (H6 stand-in): points a new save ref `<ref_prefix>/<name>/<stamp>` at the existing
+// commit `commit` (hex), verified; no commit is made.
+Saved save_existing(const std::filesystem::path& git_dir, const std::string& name,
+                    const std::string& commit, const SaveOptions& options);
 
 } // namespace guard

@@ -10,7 +10,9 @@
 # --lock-worktrees, --force   passed to `git guard install`
 # REPO         the repository to guard (default: the one you stand in; none: install only)
 #
-# GUARD_BUILD_DIR chooses the build directory (default: build/ in this checkout).
+# It builds only what a user needs (Release, no tests) in its own directory, build-install/
+# (GUARD_BUILD_DIR chooses another), and installs it stripped: tests/run.sh builds
+# everything, tests included, in build/.
 set -euo pipefail
 
 start_dir=$PWD
@@ -38,18 +40,55 @@ done
 
 say() { printf '\ninstall.sh: %s\n' "$*"; }
 
+build=${GUARD_BUILD_DIR:-$guard_root/build-install}
 say "1/5 packages: checking the build dependencies"
 guard_install_packages
-say "2/5 build: $guard_build"
-guard_build
-say "3/5 install: cmake --install to $prefix"
-cmake --install "$guard_build" --prefix "$prefix"
+say "2/5 build: $build (Release, without the tests)"
+guard_build "$build" -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF
+say "3/5 install: cmake --install --strip to $prefix"
+cmake --install "$build" --prefix "$prefix" --strip
 guard=$prefix/bin/git-guard
+# The first version put the front ends in bin/, where git lists them as commands
+# (git guard-hook, git guard-shim): they live in libexec/git-guard/ now.
+for old in "$prefix/bin/git-guard-hook" "$prefix/bin/git-guard-shim"; do
+    if [ -x "$old" ] && "$old" --guard-version 2>/dev/null | grep -q "^${old##*/} "; then
+        rm -f "$old"
+        echo "removed $old (the front ends are in $prefix/libexec/git-guard/ now)"
+    fi
+done
+# Repositories guarded by an earlier install get hooks and a shim link that point here.
+registry=$HOME/.local/share/git-guard/repos
+if [ -s "$registry" ]; then
+    while IFS= read -r common; do
+        link=$(sed -n 's/^shim\t//p' "$common/guard/manifest" 2>/dev/null | head -1)
+        [ -n "$link" ] || continue
+        "$guard" --git-dir="$common" install --shim-dir "${link%/*}" >/dev/null 2>&1 &&
+            echo "updated the hooks and the shim link of $common" ||
+            echo "could not update $common: run '$guard -C <its worktree> install' there"
+    done <"$registry"
+fi
+
+# shim_hint: the PATH lines a new shell needs, whatever repository is guarded.
+shim_hint() {
+    case ":$PATH:" in
+    *":$prefix/bin:"*) ;;
+    *) echo "  $prefix/bin is not on your PATH; add it so that 'git guard' finds git-guard:"
+       echo "    export PATH=\"$prefix/bin:\$PATH\"" ;;
+    esac
+    case ":$PATH:" in
+    "$shim_dir:"*) ;;
+    *) echo "  'git guard install' links the shim as $shim_dir/git; put it first on PATH"
+       echo "  (add to ~/.profile or ~/.bashrc):"
+       echo "    export PATH=\"$shim_dir:\$PATH\"" ;;
+    esac
+    echo "  an open shell may have hashed git's old location: run 'hash -r' there"
+}
 
 if [ -z "$repo" ]; then
     repo=$(cd "$start_dir" && git rev-parse --show-toplevel 2>/dev/null) || {
-        say "git-guard is installed in $prefix/bin; you stand in no repository, so none is guarded yet."
-        echo "  guard one with: $guard -C <repo> install"
+        say "git-guard is installed in $prefix; you stand in no repository, so none is guarded yet."
+        echo "  guard one with: $guard -C <repo> install --shim-dir $shim_dir"
+        shim_hint
         exit 0
     }
 fi
@@ -61,17 +100,8 @@ say "4/5 guard: git guard install in $repo"
 # The doctor sees PATH as a new shell will, once the line printed above is in your profile.
 say "5/5 check: git guard doctor (with $shim_dir first on PATH)"
 doctor_status=0
-PATH=$shim_dir:$prefix/bin:$PATH "$guard" -C "$repo" doctor || doctor_status=$?
+GIT_GUARD_CALLER_PATH=$shim_dir:$prefix/bin:$PATH "$guard" -C "$repo" doctor || doctor_status=$?
 
 say "done: git-guard $("$guard" version | cut -d' ' -f2) guards $repo"
-case ":$PATH:" in
-*":$prefix/bin:"*) ;;
-*) echo "  $prefix/bin is not on your PATH; add it so that 'git guard' finds git-guard:"
-   echo "    export PATH=\"$prefix/bin:\$PATH\"" ;;
-esac
-case ":$PATH:" in
-"$shim_dir:"*) ;;
-*) echo "  put the shim first on PATH (add to ~/.profile or ~/.bashrc):"
-   echo "    export PATH=\"$shim_dir:\$PATH\"" ;;
-esac
+shim_hint
 exit "$doctor_status"

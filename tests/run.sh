@@ -1,11 +1,34 @@
 #!/usr/bin/env bash
-# The README's test command: install what is missing, build, run every test.
+# The README's test command: install what is missing, build everything (the tests too)
+# into build/, run every test.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../installer/setup.sh"
 
+build=${GUARD_BUILD_DIR:-$guard_root/build}
 # The end-to-end suites also drive python3 (a subprocess client), jq (--json), xxd,
 # chattr (e2fsprogs) and setpriv (util-linux).
-guard_install_packages python3 jq xxd e2fsprogs util-linux
-guard_build
-cd "$guard_build"
+guard_install_packages libboost-test-dev python3 jq xxd e2fsprogs util-linux
+# The coexistence suites drive the real hook managers: pre-commit from Debian, lefthook
+# and husky from npm, into a cache the suites find (GUARD_TOOLS_DIR). Each suite skips,
+# saying why, when its tool could not be installed.
+export GUARD_TOOLS_DIR=${GUARD_TOOLS_DIR:-$build/tools}
+install_hook_managers() {
+    local tool
+    for tool in pre-commit npm; do # one at a time: one that cannot be installed spoils no other
+        command -v "$tool" >/dev/null || guard_apt "$tool" >/dev/null 2>&1 ||
+            echo "git-guard: could not install $tool: the coexistence suites that need it skip"
+    done
+    command -v npm >/dev/null || return 0
+    for tool in lefthook husky; do
+        [ -d "$GUARD_TOOLS_DIR/$tool/node_modules/$tool" ] && continue
+        # --ignore-scripts: lefthook's postinstall runs `lefthook install` in the directory
+        # npm was started from, which is this checkout.
+        npm install --silent --ignore-scripts --no-fund --no-audit --prefix "$GUARD_TOOLS_DIR/$tool" \
+            "$tool" >/dev/null 2>&1 ||
+            echo "git-guard: could not install $tool from npm: its coexistence suite skips"
+    done
+}
+[ "${GUARD_SKIP_HOOK_MANAGERS:-0}" = 1 ] || install_hook_managers
+guard_build "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo
+cd "$build"
 ctest --output-on-failure -j 2 "$@"

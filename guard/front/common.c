@@ -38,77 +38,116 @@ const char* base_name(const char* path)
     return slash ? slash + 1 : path;
 }
 
+int next_in_path(const char** cursor, const char* name, char* out, size_t size)
+{
+    const char* dir = *cursor;
+    if (!dir)
+        return 0;
+    const char* end = strchrnul(dir, ':');
+    *cursor = *end ? end + 1 : NULL;
+    int length = (int)(end - dir);
+    int n = snprintf(out, size, "%.*s%s%s", length, dir, length ? "/" : "", name);
+    if (n < 0 || (size_t)n >= size)
+        out[0] = '\0';
+    return 1;
+}
+
 static int starts_with(const char* s, const char* prefix)
 {
     return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
-static int is_one_of(const char* s, const char* const* list)
-{
-    for (; *list; ++list)
-        if (strcmp(s, *list) == 0)
-            return 1;
-    return 0;
-}
+// git.c handle_options, the union of git 2.39 through 2.55. A table, so that a new
+// release is one line here. `value`: takes the next word (and `--name=value`, when
+// `equals`); `env`: git sets *envchanged for it (refused inside an alias).
+struct OptionSpec {
+    const char* name;
+    int kind;
+    int value;
+    int equals;
+    int env;
+};
+static const struct OptionSpec k_options[] = {
+    {"-C", git_opt_chdir, 1, 0, 1}, // env only for a non-empty directory
+    {"-c", git_opt_carry, 1, 0, 0},
+    {"--config-env", git_opt_carry, 1, 1, 0},
+    {"--git-dir", git_opt_carry, 1, 1, 1},
+    {"--work-tree", git_opt_carry, 1, 1, 1},
+    {"--namespace", git_opt_carry, 1, 1, 1},
+    {"--super-prefix", git_opt_carry, 1, 1, 1}, // git 2.39 only
+    {"--shallow-file", git_opt_carry, 1, 0, 1},
+    {"--attr-source", git_opt_carry, 1, 1, 1}, // git >= 2.42
+    {"--bare", git_opt_carry, 0, 0, 1},
+    {"--no-replace-objects", git_opt_carry, 0, 0, 1},
+    {"--no-lazy-fetch", git_opt_carry, 0, 0, 1}, // git >= 2.44
+    {"--no-advice", git_opt_carry, 0, 0, 1},     // git >= 2.46
+    {"--literal-pathspecs", git_opt_carry, 0, 0, 1},
+    {"--no-literal-pathspecs", git_opt_carry, 0, 0, 1},
+    {"--glob-pathspecs", git_opt_carry, 0, 0, 1},
+    {"--noglob-pathspecs", git_opt_carry, 0, 0, 1},
+    {"--icase-pathspecs", git_opt_carry, 0, 0, 1},
+    {"--no-optional-locks", git_opt_carry, 0, 0, 1},
+    {"-p", git_opt_pager, 0, 0, 0},
+    {"--paginate", git_opt_pager, 0, 0, 0},
+    {"-P", git_opt_pager, 0, 0, 1},
+    {"--no-pager", git_opt_pager, 0, 0, 1},
+    {"--help", git_opt_stop, 0, 0, 0}, // the "help" and "version" commands
+    {"-h", git_opt_stop, 0, 0, 0},
+    {"--version", git_opt_stop, 0, 0, 0},
+    {"-v", git_opt_stop, 0, 0, 0},
+    {"--html-path", git_opt_query, 0, 0, 0},
+    {"--man-path", git_opt_query, 0, 0, 0},
+    {"--info-path", git_opt_query, 0, 0, 0},
+};
 
-// git 2.39 git.c: these end option parsing, either as the "version"/"help" commands
-// or as a query that prints and exits.
-static const char* const k_ending[] = {"--help",      "-h",          "--version", "-v",
-                                       "--html-path", "--man-path", "--info-path", NULL};
-// Take their value from the next word.
-static const char* const k_with_value[] = {"--git-dir",      "--namespace", "--work-tree",
-                                           "--super-prefix", "-c",          "--config-env",
-                                           "--shallow-file", "-C",          NULL};
-// Complete in themselves.
-static const char* const k_flags[] = {"-p",
-                                      "--paginate",
-                                      "-P",
-                                      "--no-pager",
-                                      "--no-replace-objects",
-                                      "--bare",
-                                      "--literal-pathspecs",
-                                      "--no-literal-pathspecs",
-                                      "--glob-pathspecs",
-                                      "--noglob-pathspecs",
-                                      "--icase-pathspecs",
-                                      "--no-optional-locks",
-                                      NULL};
-// Their `=value` forms.
-static const char* const k_with_equals[] = {"--git-dir=",      "--namespace=",  "--work-tree=",
-                                            "--super-prefix=", "--config-env=", NULL};
-
-// The options git 2.39 accepts in an alias without dying "changes environment variables".
-static int keeps_env(const char* option, const char* value)
+int git_option(int argc, char* const argv[], int i, struct GitOption* out)
 {
-    return strcmp(option, "-p") == 0 || strcmp(option, "--paginate") == 0 ||
-           strcmp(option, "-c") == 0 || starts_with(option, "--config-env") ||
-           starts_with(option, "--exec-path=") || (strcmp(option, "-C") == 0 && !*value);
+    const char* arg = argv[i];
+    *out = (struct GitOption){.kind = git_opt_bad, .words = 1, .value = NULL, .env = 0};
+    if (starts_with(arg, "--exec-path")) {
+        // git: `--exec-path=<dir>` sets it; any other tail is the query.
+        out->kind = arg[11] == '=' ? git_opt_carry : git_opt_exec_path;
+        out->value = arg[11] == '=' ? arg + 12 : NULL;
+        return out->kind;
+    }
+    if (starts_with(arg, "--list-cmds=")) {
+        out->kind = git_opt_query;
+        return out->kind;
+    }
+    for (size_t k = 0; k < sizeof k_options / sizeof *k_options; ++k) {
+        const struct OptionSpec* spec = &k_options[k];
+        size_t n = strlen(spec->name);
+        if (strncmp(arg, spec->name, n) != 0)
+            continue;
+        if (arg[n] == '=' && spec->equals)
+            out->value = arg + n + 1;
+        else if (arg[n] != '\0')
+            continue;
+        else if (spec->value) {
+            if (i + 1 >= argc)
+                return git_opt_bad; // git: "-c expects a configuration string"
+            out->value = argv[i + 1];
+            out->words = 2;
+        }
+        out->kind = spec->kind;
+        out->env = spec->env && !(spec->kind == git_opt_chdir && !*out->value);
+        return out->kind;
+    }
+    return git_opt_bad; // git: "unknown option"
 }
 
 int skip_git_options(int argc, char* const argv[], int start, int* envchanged)
 {
     int i = start;
     for (; i < argc && argv[i][0] == '-'; ++i) {
-        const char* arg = argv[i];
-        const char* value = "";
-        if (is_one_of(arg, k_ending) || starts_with(arg, "--list-cmds="))
+        struct GitOption option;
+        int kind = git_option(argc, argv, i, &option);
+        if (kind == git_opt_bad || kind == git_opt_stop || kind == git_opt_query ||
+            kind == git_opt_exec_path)
             return -1;
-        if (starts_with(arg, "--exec-path")) {
-            if (arg[11] != '=') // a query: git prints its exec path and exits
-                return -1;
-        } else if (is_one_of(arg, k_with_value)) {
-            if (i + 1 >= argc)
-                return -1;
-            value = argv[++i];
-        } else if (!is_one_of(arg, k_flags)) {
-            int known = 0;
-            for (const char* const* p = k_with_equals; *p && !known; ++p)
-                known = starts_with(arg, *p);
-            if (!known)
-                return -1; // git: "unknown option"
-        }
-        if (envchanged && !keeps_env(arg, value))
+        if (envchanged && option.env)
             *envchanged = 1;
+        i += option.words - 1;
     }
     return i < argc ? i : -1;
 }

@@ -15,18 +15,42 @@ int self_dir(char* dir, size_t size);
 // Writes `dir`/`name` into `out`. Returns 0, or -1 when it does not fit.
 int join_path(char* out, size_t size, const char* dir, const char* name);
 
-// Skips git's global options in `argv[start..argc)` exactly as git 2.39's
-// handle_options does. Returns the index of the first word that is not an option
-// (the subcommand), or -1 when git would not run a subcommand from here: a query
-// that ends parsing (`--version`, `--help`, `--exec-path`, `--list-cmds=`…), an
-// unknown option, an option missing its value, or no word at all. Sets
-// `*envchanged` (when not NULL) if an option would change git's environment, which
-// git refuses inside an alias.
+// What one of git's global options is to the shim (git.c handle_options).
+enum GitOptionKind {
+    git_opt_carry,     // applies to every git call made on the caller's behalf (-c, --git-dir…)
+    git_opt_chdir,     // -C <dir>
+    git_opt_pager,     // -p, -P, --paginate, --no-pager: only the caller's own output
+    git_opt_stop,      // --help, -h, --version, -v: git runs "help" or "version"
+    git_opt_exec_path, // --exec-path (no value): git prints its exec path and exits
+    git_opt_query,     // --html-path, --list-cmds=… and the like: git prints and exits
+    git_opt_bad,       // unknown, or missing its value: git dies with its usage
+};
+struct GitOption {
+    int kind;          // enum GitOptionKind
+    int words;         // how many words of argv it takes (1 or 2)
+    const char* value; // its value (-C's directory, -c's pair…), NULL when none
+    int env;           // git counts it as changing the environment (refused in an alias)
+};
+
+// Classifies the global option `argv[i]` (a word starting with '-') into `*out` exactly
+// as git 2.39 through 2.55 parse it. Returns `out->kind`.
+int git_option(int argc, char* const argv[], int i, struct GitOption* out);
+
+// Skips git's global options in `argv[start..argc)` with git_option. Returns the index
+// of the first word that is not an option (the subcommand), or -1 when git would not
+// run a subcommand from here: a query that ends parsing (`--version`, `--help`,
+// `--exec-path`, `--list-cmds=`…), an unknown option, an option missing its value, or
+// no word at all. Sets `*envchanged` (when not NULL) if an option would change git's
+// environment, which git refuses inside an alias.
 int skip_git_options(int argc, char* const argv[], int start, int* envchanged);
 
 // When `argv[1]` is `--guard-version` and basename(`argv[0]`) is `name`, prints
 // "`name` <version>" and returns 1; otherwise returns 0.
 int wants_guard_version(int argc, char* const argv[], const char* name);
+
+// Writes the next PATH candidate `<dir>/<name>` into `out` (empty when too long) and
+// advances `*cursor`. Returns 0 once PATH is exhausted. An empty entry is ".".
+int next_in_path(const char** cursor, const char* name, char* out, size_t size);
 
 // The last path component of `path`.
 const char* base_name(const char* path);

@@ -1,57 +1,20 @@
-// git-guard-shim: installed as `git` ahead of the real git on PATH. It hands
-// `git worktree remove|prune|add` (also when reached through an alias) to the full
-// `git-guard` next to it, and execs the real git, untouched, for everything else.
+// git-guard-shim: installed as `git` ahead of the real git on PATH. It parses git's
+// command line once (call.c), hands what it guards (`worktree remove|prune|add` and the
+// in-place destroyers, also through aliases) to the full `git-guard` next to it, and
+// execs the real git, untouched, for everything else. Either way git runs with the
+// exec-path mirror (execpath.c), so that the `git` git's own children run is this shim.
+#include "call.h"
 #include "common.h"
+#include "execpath.h"
 
-#include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-// `git --list-cmds=builtins` of git 2.39, sorted: words git never resolves as aliases.
-static const char* const k_builtins[] = {
-    "add", "am", "annotate", "apply", "archive", "bisect--helper", "blame", "branch",
-    "bugreport", "bundle", "cat-file", "check-attr", "check-ignore", "check-mailmap",
-    "check-ref-format", "checkout", "checkout--worker", "checkout-index", "cherry",
-    "cherry-pick", "clean", "clone", "column", "commit", "commit-graph", "commit-tree",
-    "config", "count-objects", "credential", "credential-cache", "credential-cache--daemon",
-    "credential-store", "describe", "diagnose", "diff", "diff-files", "diff-index",
-    "diff-tree", "difftool", "env--helper", "fast-export", "fast-import", "fetch",
-    "fetch-pack", "fmt-merge-msg", "for-each-ref", "for-each-repo", "format-patch", "fsck",
-    "fsck-objects", "fsmonitor--daemon", "gc", "get-tar-commit-id", "grep", "hash-object",
-    "help", "hook", "index-pack", "init", "init-db", "interpret-trailers", "log", "ls-files",
-    "ls-remote", "ls-tree", "mailinfo", "mailsplit", "maintenance", "merge", "merge-base",
-    "merge-file", "merge-index", "merge-ours", "merge-recursive", "merge-recursive-ours",
-    "merge-recursive-theirs", "merge-subtree", "merge-tree", "mktag", "mktree",
-    "multi-pack-index", "mv", "name-rev", "notes", "pack-objects", "pack-redundant",
-    "pack-refs", "patch-id", "pickaxe", "prune", "prune-packed", "pull", "push", "range-diff",
-    "read-tree", "rebase", "receive-pack", "reflog", "remote", "remote-ext", "remote-fd",
-    "repack", "replace", "rerere", "reset", "restore", "rev-list", "rev-parse", "revert", "rm",
-    "send-pack", "shortlog", "show", "show-branch", "show-index", "show-ref",
-    "sparse-checkout", "stage", "stash", "status", "stripspace", "submodule--helper",
-    "switch", "symbolic-ref", "tag", "unpack-file", "unpack-objects", "update-index",
-    "update-ref", "update-server-info", "upload-archive", "upload-archive--writer",
-    "upload-pack", "var", "verify-commit", "verify-pack", "verify-tag", "version",
-    "whatchanged", "worktree", "write-tree"};
-
-enum { k_max_alias_depth = 10, k_alias_size = 8192, k_max_lookup_args = 512 };
-
 static char s_real_git[k_path_max];
-
-static int compare_names(const void* key, const void* entry)
-{
-    return strcmp((const char*)key, *(const char* const*)entry);
-}
-
-static int is_builtin(const char* word)
-{
-    size_t count = sizeof k_builtins / sizeof *k_builtins;
-    return bsearch(word, k_builtins, count, sizeof *k_builtins, compare_names) != NULL;
-}
 
 static int same_file(const struct stat* a, const struct stat* b)
 {
@@ -70,22 +33,6 @@ static int is_other_shim(const char* candidate)
         return 0;
     target[n] = '\0';
     return strcmp(base_name(target), "git-guard-shim") == 0;
-}
-
-// Writes the next PATH candidate `<dir>/<name>` into `out` (empty when too long) and
-// advances `*cursor`. Returns 0 once PATH is exhausted. An empty entry is ".".
-static int next_in_path(const char** cursor, const char* name, char* out, size_t size)
-{
-    const char* dir = *cursor;
-    if (!dir)
-        return 0;
-    const char* end = strchrnul(dir, ':');
-    *cursor = *end ? end + 1 : NULL;
-    int length = (int)(end - dir);
-    int n = snprintf(out, size, "%.*s%s%s", length, dir, length ? "/" : "", name);
-    if (n < 0 || (size_t)n >= size)
-        out[0] = '\0';
-    return 1;
 }
 
 // $GIT_GUARD_REAL_GIT, else the first executable `git` on PATH that is not this
@@ -109,175 +56,199 @@ static const char* find_real_git(void)
     return NULL;
 }
 
-// Whether `git-<word>` exists where git 2.39 looks for external commands (its exec
-// path, then PATH), which it runs in preference to an alias of the same name.
-static int is_external(const char* word, const char* exec_path)
-{
-    char name[1024], candidate[k_path_max];
-    if (snprintf(name, sizeof name, "git-%s", word) >= (int)sizeof name)
-        return 0;
-    if (exec_path && *exec_path) {
-        if (join_path(candidate, sizeof candidate, exec_path, name) == 0 &&
-            access(candidate, X_OK) == 0)
-            return 1;
-    } else {
-        // git's compiled-in exec path, as laid out next to its binary by a usual install.
-        static const char* const k_layouts[] = {"../lib/git-core", "../libexec/git-core"};
-        int length = (int)(base_name(s_real_git) - s_real_git);
-        for (size_t i = 0; i < sizeof k_layouts / sizeof *k_layouts; ++i)
-            if (snprintf(candidate, sizeof candidate, "%.*s%s/%s", length, s_real_git,
-                         k_layouts[i], name) < (int)sizeof candidate &&
-                access(candidate, X_OK) == 0)
-                return 1;
-    }
-    const char* cursor = getenv("PATH");
-    while (next_in_path(&cursor, name, candidate, sizeof candidate))
-        if (candidate[0] && access(candidate, X_OK) == 0)
-            return 1;
-    return 0;
-}
+// git's own steps (DESIGN §6, docs/decisions.md "The shim"). Through the exec-path
+// mirror, git's internal `git` children reach the shim too: the re-run of an expanded
+// alias, and the steps below, which destroy only what git itself has just recorded
+// (`stash push` resets and cleans after writing the stash, `worktree add` fills the new
+// tree, the sequencer rolls back a pick, `submodule update` and `bisect` check out).
+// The shim marks every git it starts with GIT_GUARD_HANDLED="<its pid> <hash of the
+// expanded words, or 0>" (git keeps the pid across the exec). A call is git's own step
+// when its parent is that pid and it is the alias re-run (same words) or one of these
+// exact shapes; a hook, `rebase -x` or `submodule foreach` typing other words, even
+// one that `exec`s git in its shell's place, is judged.
+static const char* const k_git_steps[][6] = {
+    {"reset", "--hard", "-q", "--no-recurse-submodules", NULL}, // stash push
+    {"reset", "--hard", "--no-recurse-submodules", NULL},       // worktree add
+    {"clean", "--force", "--quiet", "-d", ":/", NULL},          // stash push -u/-a
+    {"checkout", "--no-overlay", NULL},                         // stash push --keep-index, -p
+    {"reset", "--merge", NULL},                                 // sequencer rollback
+    {"checkout", "-f", "-q", NULL},                             // submodule add
+    {"checkout", "-q", NULL},                                   // submodule update, bisect
+    {"checkout", "--ignore-other-worktrees", NULL},             // bisect
+};
 
-// Splits an alias value in place into `words` exactly as git's split_cmdline does
-// (isspace separates, '' and "" quote, backslash escapes outside ''). Returns the
-// count, or -1 when git would reject the value.
-static int split_words(char* line, char* words[], int capacity)
+static unsigned long long words_hash(const struct Call* call)
 {
-    int count = 0;
-    char quoted = 0;
-    char* dst = line;
-    words[count++] = line;
-    for (char* src = line; *src;) {
-        char c = *src;
-        if (!quoted && isspace((unsigned char)c)) {
-            *dst++ = '\0';
-            while (*++src && isspace((unsigned char)*src)) {
-            }
-            if (count < capacity)
-                words[count++] = dst;
-        } else if (!quoted && (c == '\'' || c == '"')) {
-            quoted = c;
-            ++src;
-        } else if (c == quoted) {
-            quoted = 0;
-            ++src;
-        } else {
-            if (c == '\\' && quoted != '\'' && !(c = *++src))
-                return -1;
-            *dst++ = c;
-            ++src;
+    unsigned long long hash = 14695981039346656037ull;
+    for (int i = 0; i < call->nwords; ++i)
+        for (const char* c = call->words[i];; ++c) {
+            hash = (hash ^ (unsigned char)*c) * 1099511628211ull;
+            if (!*c)
+                break;
         }
+    return hash ? hash : 1;
+}
+
+static int is_step_shape(const struct Call* call)
+{
+    for (size_t s = 0; s < sizeof k_git_steps / sizeof *k_git_steps; ++s) {
+        int i = 0;
+        while (k_git_steps[s][i] && i < call->nwords && strcmp(call->words[i], k_git_steps[s][i]) == 0)
+            ++i;
+        if (!k_git_steps[s][i])
+            return 1;
     }
-    *dst = '\0';
-    return quoted ? -1 : count;
+    // bisect's `checkout <commit> --`
+    return call->nwords == 3 && strcmp(call->words[0], "checkout") == 0 &&
+           strcmp(call->words[2], "--") == 0;
 }
 
-// Reads alias.`word` into `value` by asking the real git, with the caller's global
-// options (`globals`, `count` words) so that -C, -c and --git-dir apply. Returns
-// `value`, or NULL when there is no such alias (or it cannot be read whole).
-static char* lookup_alias(char* const globals[], int count, const char* word, char* value)
+static int is_git_step(const struct Call* call)
 {
-    char key[1024];
-    char* argv[k_max_lookup_args];
-    if (snprintf(key, sizeof key, "alias.%s", word) >= (int)sizeof key ||
-        count + 5 > k_max_lookup_args)
-        return NULL;
-    int n = 0;
-    argv[n++] = s_real_git;
-    for (int i = 0; i < count; ++i)
-        argv[n++] = globals[i];
-    argv[n++] = (char*)"config";
-    argv[n++] = (char*)"--get";
-    argv[n++] = key;
-    argv[n] = NULL;
-    int out[2];
-    if (pipe2(out, O_CLOEXEC) != 0)
-        return NULL;
-    // Quiet: git reports a bad -C or --git-dir itself, once, when it runs the command.
-    pid_t pid = spawn(argv, -1, out[1], 1);
-    close(out[1]);
-    size_t size = 0;
-    ssize_t got = 0;
-    char drain[512];
-    while ((got = read(out[0], size < k_alias_size ? value + size : drain,
-                       size < k_alias_size ? k_alias_size - size : sizeof drain)) != 0) {
-        if (got > 0)
-            size += (size_t)got;
-        else if (errno != EINTR)
-            break;
-    }
-    close(out[0]);
-    if (pid < 0 || wait_for(pid, NULL) != 0 || size >= k_alias_size)
-        return NULL;
-    if (size > 0 && value[size - 1] == '\n')
-        --size;
-    value[size] = '\0';
-    return value;
-}
-
-// The value of the last --exec-path=<dir> among the global options, else $GIT_EXEC_PATH.
-static const char* exec_path(char* const argv[], int first)
-{
-    const char* path = getenv("GIT_EXEC_PATH");
-    for (int i = 1; i < first; ++i)
-        if (strncmp(argv[i], "--exec-path=", 12) == 0)
-            path = argv[i] + 12;
-    return path;
-}
-
-// Whether git would run `worktree remove|prune|add` for `argv`, directly or through
-// (chains of) aliases. Shell aliases (`!…`) are out of reach: the `git` they call is
-// not this shim, as git puts its exec path (which holds a `git`) first on PATH.
-static int is_guarded(int argc, char* const argv[])
-{
-    static char values[k_max_alias_depth][k_alias_size + 1];
-    const char* seen[k_max_alias_depth];
-    int first = skip_git_options(argc, argv, 1, NULL);
-    if (first < 0)
+    const char* handled = getenv("GIT_GUARD_HANDLED");
+    char* rest = NULL;
+    if (!handled || strtol(handled, &rest, 10) != (long)getppid() || *rest != ' ')
         return 0;
-    const char* word = argv[first];
-    const char* next = first + 1 < argc ? argv[first + 1] : NULL;
-    for (int depth = 0;; ++depth) {
-        if (strcmp(word, "worktree") == 0)
-            return next && (strcmp(next, "remove") == 0 || strcmp(next, "prune") == 0 ||
-                            strcmp(next, "add") == 0);
-        if (depth == k_max_alias_depth || is_builtin(word) ||
-            is_external(word, exec_path(argv, first)))
-            return 0;
-        for (int i = 0; i < depth; ++i)
-            if (strcmp(seen[i], word) == 0)
-                return 0; // git dies: "alias loop detected"
-        seen[depth] = word;
-        char* value = lookup_alias(argv + 1, first - 1, word, values[depth]);
-        char* words[64];
-        int count = value && value[0] != '!' ? split_words(value, words, 64) : -1;
-        int envchanged = 0;
-        int at = count > 0 ? skip_git_options(count, words, 0, &envchanged) : -1;
-        if (at < 0 || envchanged || strcmp(words[at], word) == 0)
-            return 0; // not an alias, a shell alias, or one git refuses to expand
-        next = at + 1 < count ? words[at + 1] : next;
-        word = words[at];
-    }
+    unsigned long long expected = strtoull(rest + 1, NULL, 16);
+    return (expected && expected == words_hash(call)) || is_step_shape(call);
 }
 
-// Hands the command to the full git-guard as `git <the caller's arguments>`.
-static int forward(char** argv)
+// A shell alias is not marked: its shell, not git, starts the `git` inside it.
+static void mark_handled(const struct Call* call)
+{
+    char mark[48];
+    if (call->shell_alias) {
+        unsetenv("GIT_GUARD_HANDLED");
+        return;
+    }
+    snprintf(mark, sizeof mark, "%ld %llx", (long)getpid(), call->expanded ? words_hash(call) : 0ull);
+    setenv("GIT_GUARD_HANDLED", mark, 1);
+}
+
+static char* number(int n)
+{
+    char text[16];
+    snprintf(text, sizeof text, "%d", n);
+    return strdup(text);
+}
+
+// The directory of the `git` the caller ran: argv[0]'s, or the first PATH entry whose
+// `git` is this very file (a copy of the shim has no link to follow).
+static int invoked_dir(const char* argv0, char* dir, size_t size)
+{
+    struct stat self, st;
+    const char* slash = strrchr(argv0, '/');
+    if (slash)
+        return snprintf(dir, size, "%.*s", (int)(slash - argv0), argv0) < (int)size ? 0 : -1;
+    if (stat("/proc/self/exe", &self) != 0)
+        return -1;
+    const char* cursor = getenv("PATH");
+    while (next_in_path(&cursor, argv0, dir, size))
+        if (dir[0] && stat(dir, &st) == 0 && same_file(&st, &self)) {
+            *strrchr(dir, '/') = '\0';
+            return 0;
+        }
+    return -1;
+}
+
+// C5: git-guard next to the resolved shim, then ../../bin/git-guard from there (the
+// installed libexec layout), then the path in `git-guard.path` beside the invoked `git`.
+static int find_full(const char* argv0, char* full, size_t size)
+{
+    char dir[k_path_max], sidecar[k_path_max];
+    if (self_dir(dir, sizeof dir) == 0) {
+        if (join_path(full, size, dir, "git-guard") == 0 && access(full, X_OK) == 0)
+            return 0;
+        if (join_path(full, size, dir, "../../bin/git-guard") == 0 && access(full, X_OK) == 0)
+            return 0;
+    }
+    FILE* file = invoked_dir(argv0, dir, sizeof dir) == 0 &&
+                         join_path(sidecar, sizeof sidecar, dir, "git-guard.path") == 0
+                     ? fopen(sidecar, "re")
+                     : NULL;
+    if (file) {
+        int got = fgets(full, (int)size, file) != NULL;
+        fclose(file);
+        full[got ? strcspn(full, "\n") : 0] = '\0';
+        if (got && full[0] == '/' && access(full, X_OK) == 0)
+            return 0;
+    }
+    // Named in the refusal: where a full binary was looked for first.
+    if (self_dir(dir, sizeof dir) != 0 || join_path(full, size, dir, "git-guard") != 0)
+        snprintf(full, size, "git-guard");
+    return -1;
+}
+
+// The handoff (docs/decisions.md, "The shim"): the full binary runs as
+//   git --guard-call=1 <real git> <cwd> <G> <globals…> <W> <words…> -- <the caller's argv[1..]>
+// argv[0] "git" selects the shim mode; the full binary takes the parse as it is.
+static int forward(int argc, char** argv, const struct Call* call)
 {
     char dir[k_path_max], full[k_path_max], real[k_path_max];
-    if (self_dir(dir, sizeof dir) != 0 || join_path(full, sizeof full, dir, "git-guard") != 0) {
-        fprintf(stderr, "git-guard: cannot find the shim's own directory: %s\n", strerror(errno));
+    if (find_full(argv[0], full, sizeof full) != 0) {
+        fprintf(stderr,
+                "git-guard: cannot find git-guard (looked for %s, ../../bin/git-guard and "
+                "git-guard.path)\ngit-guard: the %s command was not run; reinstall git-guard "
+                "to guard it\n",
+                full, call->words[0]);
         return 128;
     }
     if (s_real_git[0] == '/' || !getcwd(dir, sizeof dir) ||
         join_path(real, sizeof real, dir, s_real_git) != 0)
         snprintf(real, sizeof real, "%s", s_real_git);
     setenv("GIT_GUARD_REAL_GIT", real, 1);
-    argv[0] = (char*)"git";
-    execv(full, argv);
+    char** out = calloc((size_t)(call->nglobals + call->nwords + argc + 8), sizeof *out);
+    if (!out)
+        return 128;
+    int n = 0;
+    out[n++] = (char*)"git";
+    out[n++] = (char*)"--guard-call=1";
+    out[n++] = real;
+    out[n++] = (char*)call->cwd;
+    out[n++] = number(call->nglobals);
+    for (int i = 0; i < call->nglobals; ++i)
+        out[n++] = call->globals[i];
+    out[n++] = number(call->nwords);
+    for (int i = 0; i < call->nwords; ++i)
+        out[n++] = call->words[i];
+    out[n++] = (char*)"--";
+    for (int i = 1; i < argc; ++i)
+        out[n++] = argv[i];
+    execv(full, out);
     fprintf(stderr,
             "git-guard: cannot run %s: %s\n"
-            "git-guard: the worktree command was not run; reinstall git-guard to guard it\n",
-            full, strerror(errno));
+            "git-guard: the %s command was not run; reinstall git-guard to guard it\n",
+            full, strerror(errno), call->words[0]);
     return 128;
+}
+
+// GIT_EXEC_PATH for the real git: the mirror, except for the queries that print it
+// (`--exec-path`, `--list-cmds=`…), which get the real one back.
+static void set_exec_path(const struct Call* call, const char* real, int ours)
+{
+    char mirror[k_path_max];
+    int query = call->stop == git_opt_exec_path || call->stop == git_opt_query;
+    if (query) {
+        if (ours)
+            setenv("GIT_EXEC_PATH", real, 1);
+    } else if (exec_path_mirror(real, mirror, sizeof mirror) == 0) {
+        setenv("GIT_EXEC_PATH", mirror, 1);
+    }
+}
+
+// `git-guard-shim --guard-exec-path`: prints the mirror for the real git (made when
+// missing), for `git guard doctor`.
+static int print_mirror(void)
+{
+    char real[k_path_max], mirror[k_path_max];
+    int ours = 0;
+    if (real_exec_path(s_real_git, real, sizeof real, &ours) != 0 ||
+        exec_path_mirror(real, mirror, sizeof mirror) != 0) {
+        fprintf(stderr, "git-guard: cannot prepare the exec-path mirror for %s\n", s_real_git);
+        return 1;
+    }
+    printf("%s\n%s\n", mirror, real);
+    return 0;
 }
 
 int main(int argc, char** argv)
@@ -288,8 +259,20 @@ int main(int argc, char** argv)
         fputs("git-guard: no real git found on PATH (only the git-guard shim)\n", stderr);
         return 127;
     }
-    if (is_guarded(argc, argv))
-        return forward(argv);
+    if (argc == 2 && strcmp(argv[1], "--guard-exec-path") == 0 &&
+        strcmp(base_name(argv[0]), "git-guard-shim") == 0)
+        return print_mirror();
+    static struct Call call;
+    char real[k_path_max];
+    int ours = 0;
+    int have_real = real_exec_path(s_real_git, real, sizeof real, &ours) == 0;
+    int parsed = parse_call(argc, argv, s_real_git, have_real ? real : NULL, &call);
+    int step = parsed == 0 && is_git_step(&call);
+    if (have_real)
+        set_exec_path(&call, real, ours);
+    mark_handled(&call);
+    if (parsed == 0 && !step && is_guarded_call(&call))
+        return forward(argc, argv, &call);
     execv(s_real_git, argv);
     int why = errno;
     fprintf(stderr, "git-guard: cannot run %s: %s\n", s_real_git, strerror(why));

@@ -16,11 +16,12 @@ assert_eq 0 "$RC" "cpack builds a .deb"
 deb=$(ls "$TEST_ROOT"/pkg/git-guard_*.deb 2>/dev/null | head -1)
 assert_ne "" "$deb" "the package file is there"
 contents=$(dpkg-deb -c "$deb")
-for file in ./usr/bin/git-guard ./usr/bin/git-guard-shim ./usr/bin/git-guard-hook \
+for file in ./usr/bin/git-guard ./usr/libexec/git-guard/git-guard-shim ./usr/libexec/git-guard/git-guard-hook \
     ./usr/share/man/man1/git-guard.1 ./usr/share/bash-completion/completions/git-guard \
     ./usr/share/git-guard/hooks/reference-transaction ./usr/share/git-guard/hooks/post-checkout; do
     assert_contains "$contents" "$file" "the package holds $file"
 done
+assert_not_contains "$contents" "./usr/bin/git-guard-" "no front end in /usr/bin, where git would list it"
 assert_contains "$(dpkg-deb -f "$deb" Depends)" "git (>= 1:2.38)" "the package depends on git 2.38 or newer"
 
 section "dpkg -i"
@@ -34,7 +35,8 @@ repo=$TEST_ROOT/repo
 new_repo "$repo"
 run_cmd env PATH=/usr/bin:/bin git -C "$repo" guard install --shim-dir "$TEST_ROOT/shim"
 assert_eq 0 "$RC" "the packaged git-guard installs into a repository: $ERR"
-assert_contains "$(cat "$repo/.git/hooks/reference-transaction")" "/usr/bin/git-guard-hook" \
+hook=$repo/.git/hooks/reference-transaction
+assert_contains "$(readlink "$hook"; cat "$hook")" "/usr/libexec/git-guard/git-guard-hook" \
     "its hook runs the packaged front end"
 env PATH=/usr/bin:/bin git -C "$repo" guard uninstall >/dev/null
 if [ "$was_installed" -eq 0 ]; then

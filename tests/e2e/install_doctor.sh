@@ -63,6 +63,44 @@ run_cmd "$TEST_ROOT/other/bin/git-guard" doctor
 assert_contains "$OUT" "FAIL  version" "doctor names a hook front end of another version"
 assert_ne 0 "$RC" "doctor exits non-zero"
 
+section "doctor through git judges the caller's PATH"
+# `git guard doctor`: git runs git-guard with its exec path put first on PATH.
+mkdir -p "$TEST_ROOT/guard-bin"
+ln -sf "$GUARD" "$TEST_ROOT/guard-bin/git-guard"
+PATH=$TEST_ROOT/shim:$TEST_ROOT/guard-bin:$BASE_PATH
+hash -r
+run_cmd git guard doctor
+assert_eq 0 "$RC" "'git guard doctor' exits 0 with the shim first on PATH: $(printf '%s\n' "$OUT" | grep FAIL)"
+assert_contains "$OUT" "git on PATH is the shim" "doctor through git sees the shim first"
+run_cmd git guard install --shim-dir "$TEST_ROOT/shim"
+assert_not_contains "$OUT" "put the shim first on PATH" \
+    "install through git prints no PATH hint when the shim is first already"
+assert_contains "$OUT" "first on PATH already" "and says the shim is first"
+PATH=$TEST_ROOT/guard-bin:$BASE_PATH:$TEST_ROOT/shim
+hash -r
+run_cmd git guard doctor
+assert_ne 0 "$RC" "'git guard doctor' fails when the shim is not first on PATH"
+assert_contains "$OUT" "FAIL  shim_on_path" "and names the shim check"
+assert_contains "$OUT" "export PATH=\"$TEST_ROOT/shim:\$PATH\"" "with the fix"
+run_cmd git guard install --shim-dir "$TEST_ROOT/shim"
+assert_contains "$OUT" "put the shim first on PATH" "install through git prints the PATH hint then"
+run_cmd env GIT_GUARD_CALLER_PATH="$TEST_ROOT/shim:$BASE_PATH" git guard doctor
+assert_eq 0 "$RC" "a caller PATH handed in GIT_GUARD_CALLER_PATH is the one judged"
+shim_on "$TEST_ROOT/shim"
+
+section "gc.worktreePruneExpire"
+git_real config gc.worktreePruneExpire 3.days.ago
+assert_eq "gc_prune " "$(doctor_failures)" "doctor names gc.worktreePruneExpire when it is not never"
+run_cmd "$GUARD" doctor
+assert_contains "$OUT" "git guard install" "and the fix"
+git_real config gc.worktreePruneExpire never
+
+section "the limits name each kind of caller the guard cannot see"
+run_cmd "$GUARD" doctor
+for caller in libgit2 JGit go-git isomorphic-git "rm -rf" "core.hooksPath" "absolute path"; do
+    assert_contains "$OUT" "$caller" "doctor's limits name $caller"
+done
+
 section "doctor outside a repository"
 run_cmd "$GUARD" -C "$TEST_ROOT" doctor
 assert_ne 0 "$RC" "doctor outside a repository fails"

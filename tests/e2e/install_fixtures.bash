@@ -24,6 +24,20 @@ repo_snapshot() {
     done
 }
 
+# guard_hook_text REPO HOOKS_DIR: what tells that git-guard runs as the reference-transaction
+# hook there: the stub's text, "# git-guard reference-transaction hook" for a link to (or a
+# copy of) the front end, or lefthook's local config holding git-guard's job.
+guard_hook_text() {
+    local hook=$2/reference-transaction
+    if [ -L "$hook" ] && [ "$(basename "$(readlink "$hook")")" = git-guard-hook ]; then
+        echo "# git-guard reference-transaction hook (a link to the front end)"
+    elif grep -q "LEFTHOOK" "$hook" 2>/dev/null; then
+        cat "$1/lefthook-local.yml" 2>/dev/null
+    else
+        cat "$hook" 2>/dev/null
+    fi
+}
+
 # write_hook FILE TEXT: an executable hook script.
 write_hook() {
     mkdir -p "$(dirname "$1")"
@@ -176,4 +190,53 @@ layout_plain() {
 # doctor_failures: the names of the checks doctor reports as failed (from its --json).
 doctor_failures() {
     "$GUARD" doctor --json 2>/dev/null | grep '"ok":false' | sed 's/.*"check":"\([^"]*\)".*/\1/' | sort -u | tr '\n' ' '
+}
+
+# The real hook managers (coexist_*.sh): tests/run.sh installs lefthook and husky from npm
+# into GUARD_TOOLS_DIR (default build/tools) and pre-commit from Debian.
+TOOLS_DIR=${GUARD_TOOLS_DIR:-$GUARD_BIN_DIR/../tools}
+
+# in_sandbox: the suite runs inside TEST_ROOT, and no git command it starts, nor one a hook
+# manager starts from a hook, can find a repository above it (lefthook's `run` installs
+# hooks into whatever repository it finds).
+in_sandbox() {
+    cd "$TEST_ROOT" || exit 2
+    export GIT_CEILING_DIRECTORIES=$TEST_ROOT
+}
+
+# tool_path NAME: NAME's executable (the npm cache, else PATH); fails when there is none.
+tool_path() {
+    local exe=$TOOLS_DIR/$1/node_modules/.bin/$1
+    [ -x "$exe" ] || exe=$(command -v "$1" 2>/dev/null) || return 1
+    echo "$exe"
+}
+
+# skip_tool NAME: the suite ends here, passing, and says why.
+skip_tool() {
+    echo "SKIP: $1 is not installed (tests/run.sh installs it; npm or apt could not)"
+    finish
+}
+
+# unpublished_branch REPO NAME: branch NAME with one commit no other ref holds; prints its tip.
+unpublished_branch() {
+    local commit
+    commit=$(git_real -C "$1" commit-tree -p "$(git_real -C "$1" rev-parse main)" -m "work on $2" \
+        "$(git_real -C "$1" rev-parse 'main^{tree}')")
+    # A hook manager's hook may print on stdout: only the commit id is ours to print.
+    git_real -C "$1" update-ref "refs/heads/$2" "$commit" >/dev/null 2>&1
+    echo "$commit"
+}
+
+# assert_saved REPO TIP MESSAGE: a save ref points at TIP.
+assert_saved() {
+    assert_ne "" "$(git_real -C "$1" for-each-ref --points-at "$2" refs/heads/stranded/ refs/stranded/)" "$3"
+}
+
+# assert_nothing_of_ours DIR...: no hook, chained copy, sidecar or lefthook job of ours.
+assert_nothing_of_ours() {
+    local found
+    found=$(find "$@" \( -name '*.guard-chained' -o -name git-guard.path -o -lname '*git-guard-hook' \) 2>/dev/null
+            grep -rl --exclude-dir=objects --exclude-dir=guard --exclude-dir=logs --exclude-dir=refs \
+                -e '# git-guard' "$@" 2>/dev/null)
+    assert_eq "" "$found" "nothing of git-guard's is left behind"
 }

@@ -19,8 +19,8 @@ round_trip() {
 
     run_cmd "$GUARD" -C "$repo" install --shim-dir "$TEST_ROOT/shim" "$@"
     assert_eq 0 "$RC" "install succeeds over the $name layout: $ERR"
-    assert_contains "$(cat "$hooks/reference-transaction")" "# git-guard reference-transaction hook" \
-        "the reference-transaction hook in $hooks is git-guard's"
+    assert_contains "$(guard_hook_text "$repo" "$hooks")" "# git-guard reference-transaction" \
+        "the reference-transaction hook in $hooks is git-guard's (or lefthook runs git-guard's job)"
     assert_eq true "$(git_real -C "$repo" config guard.enabled)" "install sets guard.enabled"
 
     shim_on "$TEST_ROOT/shim"
@@ -74,25 +74,27 @@ assert_file_exists "$TEST_ROOT/husky-status-wt/.husky/pre-commit" "uninstall kee
 section "a hook manager writes its hook over ours again"
 repo=$TEST_ROOT/reinstalled
 new_repo "$repo"
-layout_lefthook "$repo"
-cp -p "$repo/.git/hooks/reference-transaction" "$TEST_ROOT/lefthook-hook"
+write_hook "$repo/.git/hooks/reference-transaction" '#!/bin/sh
+# my-manager: generated, do not edit
+echo "my-manager $*" >>"$HOME/manager.log"'
+cp -p "$repo/.git/hooks/reference-transaction" "$TEST_ROOT/manager-hook"
 "$GUARD" -C "$repo" install --shim-dir "$TEST_ROOT/shim" >/dev/null
-# `lefthook install` again: our stub is moved to .old, its own script written back.
-mv "$repo/.git/hooks/reference-transaction" "$repo/.git/hooks/reference-transaction.old"
-cp -p "$TEST_ROOT/lefthook-hook" "$repo/.git/hooks/reference-transaction"
+# The manager installs again: it writes its own script over ours.
+rm "$repo/.git/hooks/reference-transaction"
+cp -p "$TEST_ROOT/manager-hook" "$repo/.git/hooks/reference-transaction"
 assert_contains "$(cd "$repo" && doctor_failures)" "hook" "doctor notices that the hook was written over"
 run_cmd "$GUARD" -C "$repo" install --shim-dir "$TEST_ROOT/shim"
 assert_eq 0 "$RC" "install again puts git-guard's hook back: $ERR"
-assert_contains "$(cat "$repo/.git/hooks/reference-transaction")" "# git-guard reference-transaction hook" \
+assert_contains "$(guard_hook_text "$repo" "$repo/.git/hooks")" "# git-guard reference-transaction hook" \
     "git-guard's hook is in place again"
-assert_same_file "$TEST_ROOT/lefthook-hook" "$repo/.git/hooks/reference-transaction.guard-chained" \
-    "lefthook's hook is still the chained one"
-: >"$HOME/lefthook.log"
+assert_same_file "$TEST_ROOT/manager-hook" "$repo/.git/hooks/reference-transaction.guard-chained" \
+    "the manager's hook is still the chained one"
+: >"$HOME/manager.log"
 git_real -C "$repo" commit -q --allow-empty -m "after reinstall"
-assert_contains "$(cat "$HOME/lefthook.log")" "run reference-transaction" "lefthook's hook still runs"
-"$GUARD" -C "$repo" uninstall >/dev/null
-assert_same_file "$TEST_ROOT/lefthook-hook" "$repo/.git/hooks/reference-transaction" \
-    "uninstall gives lefthook its hook back"
+assert_contains "$(cat "$HOME/manager.log")" "my-manager" "the manager's hook still runs"
+run_cmd "$GUARD" -C "$repo" uninstall
+assert_same_file "$TEST_ROOT/manager-hook" "$repo/.git/hooks/reference-transaction" \
+    "uninstall gives the manager its hook back"
 assert_no_file "$repo/.git/hooks/reference-transaction.guard-chained" "no chained copy is left"
 
 section "config changed after install: uninstall restores key by key"

@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # The shim front end (git-guard-shim, installed as `git`): everything it does not guard
 # reaches the real git untouched, byte for byte; what it guards (`worktree remove`,
-# `worktree prune`, `worktree add`, also through aliases) reaches the full git-guard
-# as `git <the caller's arguments>`, with GIT_GUARD_REAL_GIT naming the real git.
+# `worktree prune`, `worktree add`, also through aliases and from a shell alias's inner
+# git) reaches the full git-guard through the handoff `git --guard-call=1 … -- <the
+# caller's arguments>`, with GIT_GUARD_REAL_GIT naming the real git; the full binary is
+# found in every layout of contract C5.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 SHIM=$GUARD_BIN_DIR/git-guard-shim
 
-# A copy of the shim next to a fake full binary that records its argv and environment
-# into DIR/calls, then does what git-guard does when nothing needs saving: runs the
-# real git with the same arguments.
+# A copy of the shim next to a fake full binary that records the caller's argv (what
+# follows "--" in the handoff, docs/decisions.md "The shim") and environment into
+# DIR/calls, the front end's parse into DIR/parse, then does what git-guard does when
+# nothing needs saving: runs the real git with the caller's arguments.
 make_fake_install() {
     local dir=$1
     mkdir -p "$dir"
@@ -17,6 +20,14 @@ make_fake_install() {
     ln -s git-guard-shim "$dir/git"
     cat >"$dir/git-guard" <<EOF
 #!/bin/sh
+# \$0 = git --guard-call=1 <real git> <cwd> <G> <globals...> <W> <words...> -- <argv...>
+printf 'argv1=%s\n' "\$1" >>'$dir/parse'
+shift 3
+n=\$1; shift; printf 'globals=%s\n' "\$n" >>'$dir/parse'
+while [ "\$n" -gt 0 ]; do printf '  %s\n' "\$1" >>'$dir/parse'; shift; n=\$((n - 1)); done
+n=\$1; shift; printf 'words=%s\n' "\$n" >>'$dir/parse'
+while [ "\$n" -gt 0 ]; do printf '  %s\n' "\$1" >>'$dir/parse'; shift; n=\$((n - 1)); done
+shift # --
 { printf '%s\n' "\$@"; printf 'REAL=%s\n--\n' "\$GIT_GUARD_REAL_GIT"; } >>'$dir/calls'
 exec "\$GIT_GUARD_REAL_GIT" "\$@"
 EOF
@@ -152,12 +163,15 @@ expect_forwarded "-c alias.x='worktree remove' x" -c "alias.x=worktree remove" x
 cd "$TEST_ROOT" || exit 1
 expect_forwarded "alias from -C's repository" -C "$TEST_ROOT/repo" rmwt --force "$TEST_ROOT/nowhere"
 cd "$TEST_ROOT/repo" || exit 1
-# A shell alias is left to the shell. Its inner `git` is NOT this shim on git 2.39:
-# git prepends its exec path (/usr/lib/git-core, which holds a `git`) to PATH for
-# everything it runs, so only the outer call is seen here.
+# A shell alias's inner `git` runs with git's exec path first on PATH; the shim's
+# exec-path mirror makes that `git` the shim too (DESIGN §6), so both calls are seen.
 run_cmd git shrm "$TEST_ROOT/wt2"
-calls_of "$FAKE" >/dev/null
 assert_eq "0:" "$RC:$ERR" "a shell alias runs as git runs it"
+assert_eq "worktree
+remove
+$TEST_ROOT/wt2
+REAL=$REAL_GIT
+--" "$(calls_of "$FAKE")" "the shell alias's inner 'git worktree remove' reached git-guard"
 assert_no_file "$TEST_ROOT/wt2" "the shell alias's 'worktree remove' ran"
 
 expect_passed() {
@@ -179,16 +193,29 @@ expect_passed "an alias loop" -c alias.a=b -c alias.b=a a prune
 expect_passed "a recursive alias" -c "alias.wt=wt remove" wt
 expect_passed "an alias with an unclosed quote" -c "alias.q=worktree 'remove" q
 
-section "the argv[0] the full binary gets is \"git\""
-# With the real git standing in for git-guard: as "git-guard" it would refuse
-# ("cannot handle guard as a builtin"); as "git" it runs the worktree command.
-ARGV0=$TEST_ROOT/argv0
-mkdir -p "$ARGV0"
-cp "$SHIM" "$ARGV0/git-guard-shim"
-ln -s git-guard-shim "$ARGV0/git"
-ln -s "$REAL_GIT" "$ARGV0/git-guard"
-PATH=$ARGV0:$BASE_PATH run_cmd git worktree prune -v
-assert_eq "0:" "$RC:$ERR" "the full binary is started as 'git'"
+section "the argv[0] the full binary gets is \"git\", then the handoff"
+rm -f "$FAKE/parse"
+run_cmd git worktree prune -v
+assert_eq "argv1=--guard-call=1" "$(head -1 "$FAKE/parse")" \
+    "the full binary is started with the handoff 'git --guard-call=1 ...'"
+calls_of "$FAKE" >/dev/null
+
+section "the installed layouts (C5): libexec/git-guard/ and a copy with git-guard.path"
+PREFIX=$TEST_ROOT/prefix
+make_fake_install "$PREFIX/bin"
+mkdir -p "$PREFIX/libexec/git-guard" "$TEST_ROOT/path-dir"
+cp "$SHIM" "$PREFIX/libexec/git-guard/git-guard-shim"
+ln -s "$PREFIX/libexec/git-guard/git-guard-shim" "$TEST_ROOT/path-dir/git"
+cd "$TEST_ROOT/repo" || exit 1
+PATH=$TEST_ROOT/path-dir:$BASE_PATH run_cmd git worktree prune
+assert_eq "0 worktree
+prune" "$RC $(calls_of "$PREFIX/bin" | head -2)" "libexec layout: ../../bin/git-guard gets the call"
+mkdir -p "$TEST_ROOT/copy-dir"
+cp "$SHIM" "$TEST_ROOT/copy-dir/git"
+printf '%s\n' "$PREFIX/bin/git-guard" >"$TEST_ROOT/copy-dir/git-guard.path"
+PATH=$TEST_ROOT/copy-dir:$BASE_PATH run_cmd git worktree prune
+assert_eq "0 worktree
+prune" "$RC $(calls_of "$PREFIX/bin" | head -2)" "a copy of the shim: git-guard.path names the full binary"
 
 section "a missing full binary blocks only what it guards"
 LONE=$TEST_ROOT/lone

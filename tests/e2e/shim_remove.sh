@@ -338,11 +338,11 @@ session() {
     step git worktree add ../s3 -b s3
     step git worktree add ../s4 -b s4
     step git worktree add --detach ../s5
-    echo dirty >../s1/dirty.txt
+    # Guarded, a dirty tree is saved even without --force (git might remove it:
+    # status.showUntrackedFiles=no); this session is the nothing-to-save one.
+    [ "${GUARDED:-}" = yes ] || echo dirty >../s1/dirty.txt
     step git worktree remove ../s1
-    if [ "${GUARDED:-}" = yes ]; then
-        rm ../s1/dirty.txt # nothing to save from here on
-    else
+    if [ "${GUARDED:-}" != yes ]; then
         echo edit >>../s3/a.txt
         step git -C ../s2 commit -q --allow-empty -m "detached work"
         step git -C ../s5 commit -q --allow-empty -m "pruned work"

@@ -1,0 +1,313 @@
+// What an in-place destroyer would destroy (DESIGN §6). Only the command's form is
+// read from its arguments (which mode, which source, which paths); what the tree
+// holds, what clean would remove and which commits a stash names are git's answers.
+#include "guard/destroyed.hpp"
+
+#include "guard/arguments.hpp"
+#include "guard/error.hpp"
+#include "guard/pattern.hpp"
+#include "guard/scope.hpp"
+
+#include <array>
+#include <filesystem>
+#include <set>
+
+namespace guard {
+
+namespace {
+
+constexpr std::array k_reset = {
+    OptionSpec{"soft"}, OptionSpec{"mixed"}, OptionSpec{"hard"}, OptionSpec{"merge"},
+    OptionSpec{"keep"}, OptionSpec{"quiet", 'q'}, OptionSpec{"patch", 'p'},
+    OptionSpec{"intent-to-add", 'N'}, OptionSpec{"recurse-submodules"}, OptionSpec{"refresh"},
+    OptionSpec{"pathspec-from-file", 0, true}, OptionSpec{"pathspec-file-nul"}};
+constexpr std::array k_checkout = {
+    OptionSpec{"quiet", 'q'}, OptionSpec{"progress"}, OptionSpec{"force", 'f'},
+    OptionSpec{"ours", '2'}, OptionSpec{"theirs", '3'}, OptionSpec{"merge", 'm'},
+    OptionSpec{"conflict", 0, true}, OptionSpec{"detach"}, OptionSpec{"track", 't'},
+    OptionSpec{"guess"}, OptionSpec{"orphan", 0, true}, OptionSpec{"b", 'b', true},
+    OptionSpec{"B", 'B', true}, OptionSpec{"l", 'l'}, OptionSpec{"overwrite-ignore"},
+    OptionSpec{"ignore-other-worktrees"}, OptionSpec{"recurse-submodules"},
+    OptionSpec{"overlay"}, OptionSpec{"patch", 'p'}, OptionSpec{"pathspec-from-file", 0, true},
+    OptionSpec{"pathspec-file-nul"}, OptionSpec{"ignore-skip-worktree-bits"}};
+constexpr std::array k_switch = {
+    OptionSpec{"create", 'c', true}, OptionSpec{"force-create", 'C', true},
+    OptionSpec{"orphan", 0, true}, OptionSpec{"guess"}, OptionSpec{"discard-changes"},
+    OptionSpec{"force", 'f'}, OptionSpec{"merge", 'm'}, OptionSpec{"conflict", 0, true},
+    OptionSpec{"detach", 'd'}, OptionSpec{"track", 't'}, OptionSpec{"quiet", 'q'},
+    OptionSpec{"progress"}, OptionSpec{"ignore-other-worktrees"}, OptionSpec{"recurse-submodules"}};
+constexpr std::array k_restore = {
+    OptionSpec{"source", 's', true}, OptionSpec{"staged", 'S'}, OptionSpec{"worktree", 'W'},
+    OptionSpec{"ignore-unmerged"}, OptionSpec{"overlay"}, OptionSpec{"quiet", 'q'},
+    OptionSpec{"progress"}, OptionSpec{"ours", '2'}, OptionSpec{"theirs", '3'},
+    OptionSpec{"merge", 'm'}, OptionSpec{"conflict", 0, true}, OptionSpec{"patch", 'p'},
+    OptionSpec{"pathspec-from-file", 0, true}, OptionSpec{"pathspec-file-nul"},
+    OptionSpec{"ignore-skip-worktree-bits"}, OptionSpec{"recurse-submodules"}};
+constexpr std::array k_clean = {
+    OptionSpec{"force", 'f'}, OptionSpec{"interactive", 'i'}, OptionSpec{"dry-run", 'n'},
+    OptionSpec{"quiet", 'q'}, OptionSpec{"d", 'd'}, OptionSpec{"exclude", 'e', true},
+    OptionSpec{"x", 'x'}, OptionSpec{"X", 'X'}};
+
+std::vector<std::string> all_paths(const Arguments& a)
+{
+    std::vector<std::string> out = a.operands;
+    out.insert(out.end(), a.paths.begin(), a.paths.end());
+    return out;
+}
+
+// HEAD's commits that a move to `target` leaves on no ref (reflogs do not count): the
+// branch moves with a reset; a switch leaves the branch where it is, so only a detached
+// HEAD's commits can go. In doubt (git fails), they go.
+void find_left_behind(const GitCall& call, const std::optional<std::string>& target,
+                      bool moves_branch, Destroyed& d)
+{
+    if (!target || d.head.empty() || *target == d.head || (!moves_branch && !d.branch.empty()))
+        return;
+    std::vector<std::string> args{"rev-list", "--max-count=1", d.head, "--not", *target, "--exclude=HEAD"};
+    if (!d.branch.empty())
+        args.push_back("--exclude=refs/heads/" + d.branch);
+    args.emplace_back("--all");
+    auto r = ask_git(call, args);
+    if (r.status != 0 || !r.out.empty())
+        d.left_behind = d.head;
+}
+
+// reset --hard|--merge|--keep [<commit>]: every staged and unstaged change, and the
+// untracked files the commit's tree replaces. --merge and --keep lose less, or
+// refuse; which of their changes survive is not predicted (DESIGN §0.2).
+Destroyed reset(const GitCall& call)
+{
+    Arguments a = parse_arguments(call.words, 1, k_reset);
+    std::string mode = a.has("hard") ? "hard" : a.has("merge") ? "merge" : a.has("keep") ? "keep" : "";
+    if (mode.empty())
+        return {};
+    Scope scope{.worktree = true, .index = true};
+    if (!a.operands.empty()) {
+        scope.overwrite = resolve(call, a.operands[0]);
+        scope.any_untracked = !scope.overwrite;
+    }
+    Destroyed d = ask_scope(call, scope, "reset --" + mode);
+    find_left_behind(call, scope.overwrite, true, d);
+    return d;
+}
+
+// A branch switch that throws local changes away: checkout -f, switch -f.
+Destroyed forced_switch(const GitCall& call, const std::optional<std::string>& target,
+                        const std::string& reason)
+{
+    Scope scope{.worktree = true, .index = true};
+    if (target) {
+        scope.overwrite = resolve(call, *target);
+        scope.any_untracked = !scope.overwrite;
+    }
+    Destroyed d = ask_scope(call, scope, reason);
+    find_left_behind(call, scope.overwrite, false, d);
+    return d;
+}
+
+// Paths checked out over the tree: from the index (working versions go) or from a
+// commit (staged versions too, and the untracked files it holds at those paths).
+Destroyed paths_from(const GitCall& call, const std::vector<std::string>& pathspec,
+                     const std::optional<std::string>& rev, bool staged, const std::string& reason)
+{
+    Scope scope{.pathspec = pathspec, .worktree = true, .index = staged};
+    if (rev) {
+        scope.overwrite = resolve(call, *rev);
+        scope.any_untracked = !scope.overwrite;
+    }
+    return ask_scope(call, scope, reason);
+}
+
+Destroyed checkout(const GitCall& call)
+{
+    Arguments a = parse_arguments(call.words, 1, k_checkout);
+    bool forced = a.has("force");
+    if (a.has("pathspec-from-file")) // the paths are in a file git reads: the whole tree
+        return paths_from(call, {}, a.operands.empty() ? std::nullopt : std::optional(a.operands[0]),
+                          !a.operands.empty(), "checkout --pathspec-from-file");
+    std::optional<std::string> rev;
+    std::vector<std::string> paths = a.paths;
+    bool maybe_branch = false;
+    if (a.dashdash) {
+        if (!a.operands.empty())
+            rev = a.operands[0];
+    } else if (!a.operands.empty()) {
+        std::error_code ec;
+        // git's DWIM: one word that is no rev and no file may still name a remote's branch.
+        maybe_branch = a.operands.size() == 1 &&
+                       !std::filesystem::exists(std::filesystem::symlink_status(call.cwd / a.operands[0], ec));
+        if (resolve(call, a.operands[0]))
+            rev = a.operands[0];
+        paths.assign(a.operands.begin() + (rev ? 1 : 0), a.operands.end());
+    }
+    if (paths.empty() && a.has("patch")) // -p with no paths offers every change to discard
+        return paths_from(call, {}, rev, rev.has_value(), "checkout -p");
+    if (paths.empty()) // a branch switch: only a forced one throws changes away
+        return forced ? forced_switch(call, rev ? rev : std::optional<std::string>("HEAD"), "checkout -f")
+                      : Destroyed{};
+    Destroyed d = paths_from(call, paths, rev, rev.has_value(), rev ? "checkout <rev> --" : "checkout --");
+    if (forced && !rev && maybe_branch) { // a branch git finds by another name
+        Destroyed whole = forced_switch(call, std::nullopt, "checkout -f");
+        d.paths.insert(d.paths.end(), whole.paths.begin(), whole.paths.end());
+        d.whole_tree_why = d.whole_tree_why.empty() ? whole.whole_tree_why : d.whole_tree_why;
+    }
+    return d;
+}
+
+Destroyed switch_branch(const GitCall& call)
+{
+    Arguments a = parse_arguments(call.words, 1, k_switch);
+    if (!a.has("force") && !a.has("discard-changes"))
+        return {};
+    std::string reason = a.has("force") ? "switch -f" : "switch --discard-changes";
+    if (a.has("orphan"))
+        return forced_switch(call, "HEAD", reason); // no files come in to overwrite anything
+    std::optional<std::string> target = a.operands.empty() ? std::optional<std::string>("HEAD")
+                                                           : std::optional(a.operands[0]);
+    return forced_switch(call, target, reason);
+}
+
+Destroyed restore(const GitCall& call)
+{
+    Arguments a = parse_arguments(call.words, 1, k_restore);
+    bool staged = a.has("staged");
+    if (staged && !a.has("worktree")) // the index alone: the working files stay
+        return {};
+    auto paths = all_paths(a);
+    bool from_file = a.has("pathspec-from-file");
+    if (paths.empty() && !from_file && !a.has("patch"))
+        return {}; // git refuses: "you must specify path(s) to restore"
+    std::optional<std::string> source = a.has("source") ? std::optional(a.last("source"))
+                                        : staged          ? std::optional<std::string>("HEAD")
+                                                          : std::nullopt;
+    std::string reason = staged ? "restore --staged --worktree" : source ? "restore --source" : "restore";
+    return paths_from(call, from_file ? std::vector<std::string>{} : paths, source, staged, reason);
+}
+
+// Undoes git's C-style quoting of a path ("a\"b", "\303\251").
+std::string unquote(const std::string& text)
+{
+    if (text.size() < 2 || text.front() != '"' || text.back() != '"')
+        return text;
+    std::string out;
+    for (size_t i = 1; i + 1 < text.size(); ++i) {
+        char c = text[i];
+        if (c != '\\' || i + 2 >= text.size()) {
+            out += c;
+            continue;
+        }
+        char e = text[++i];
+        if (e >= '0' && e <= '7' && i + 2 < text.size()) {
+            out += static_cast<char>(((e - '0') << 6) | ((text[i + 1] - '0') << 3) | (text[i + 2] - '0'));
+            i += 2;
+        } else {
+            static const std::string from = "abfnrtv", to = "\a\b\f\n\r\t\v";
+            size_t k = from.find(e);
+            out += k == std::string::npos ? e : to[k];
+        }
+    }
+    return out;
+}
+
+// clean: what `git clean -n` with the same options lists is what goes; the files under
+// each listed directory come from status. Ignored files count only when they match
+// guard.keepIgnored.
+Destroyed clean(const GitCall& call)
+{
+    Arguments a = parse_arguments(call.words, 1, k_clean);
+    if (a.has("dry-run"))
+        return {};
+    std::vector<std::string> oracle{"-c", "core.quotePath=false", "clean", "-n"};
+    for (const char* flag : {"d", "x", "X"})
+        if (a.has(flag))
+            oracle.push_back(std::string("-") + flag);
+    for (int i = 0; a.count["force"] > 1 && i < a.count["force"]; ++i)
+        oracle.emplace_back("-f"); // -ff also removes nested repositories
+    for (const auto& e : a.values["exclude"])
+        oracle.insert(oracle.end(), {"-e", e});
+    oracle.emplace_back("--");
+    auto paths = all_paths(a);
+    oracle.insert(oracle.end(), paths.begin(), paths.end());
+    auto r = ask_git(call, oracle);
+    if (r.status != 0)
+        throw Error("git clean -n failed: " + first_line(r.err));
+    std::vector<std::string> gone;
+    size_t at = 0;
+    while (at < r.out.size()) {
+        size_t end = r.out.find('\n', at);
+        std::string line = r.out.substr(at, end - at);
+        at = end == std::string::npos ? r.out.size() : end + 1;
+        if (line.starts_with("Would remove "))
+            gone.push_back(":(literal)" + unquote(line.substr(13)));
+    }
+    if (gone.empty())
+        return {};
+    bool x = a.has("x") || a.has("X");
+    Destroyed d = ask_scope(call, {.pathspec = gone, .any_untracked = true, .ignored = x}, "clean");
+    if (a.has("X")) // only ignored files go: drop the untracked ones status also listed
+        std::erase_if(d.paths, [&](const LostPath& p) { return !p.ignored; });
+    return d;
+}
+
+// stash drop [<stash>], stash clear: the commits the stash's reflog lets go.
+Destroyed stash(const GitCall& call)
+{
+    if (call.words.size() < 2 || (call.words[1] != "drop" && call.words[1] != "clear"))
+        return {};
+    Destroyed d;
+    d.reason = "stash " + call.words[1];
+    if (call.words[1] == "clear") {
+        auto r = ask_git(call, {"rev-list", "--walk-reflogs", "refs/stash", "--"});
+        for (size_t at = 0; r.status == 0 && at < r.out.size();) {
+            size_t end = r.out.find('\n', at);
+            d.stashes.push_back(r.out.substr(at, end - at));
+            at = end == std::string::npos ? r.out.size() : end + 1;
+        }
+        return d;
+    }
+    std::string which = "stash@{0}";
+    for (size_t i = 2; i < call.words.size(); ++i)
+        if (call.words[i][0] != '-')
+            which = call.words[i];
+    if (which.find_first_not_of("0123456789") == std::string::npos)
+        which = "stash@{" + which + "}";
+    if (auto commit = resolve(call, which))
+        d.stashes.push_back(*commit);
+    return d;
+}
+
+} // namespace
+
+RunResult ask_git(const GitCall& call, const std::vector<std::string>& args, const std::string& input)
+{
+    std::vector<std::string> argv{call.real_git};
+    argv.insert(argv.end(), call.globals.begin(), call.globals.end());
+    argv.insert(argv.end(), args.begin(), args.end());
+    return run(argv, {.cwd = call.cwd.string(), .input = input});
+}
+
+bool is_in_place_destroyer(const std::string& word)
+{
+    static const std::set<std::string> k_words = {"reset", "checkout", "switch", "restore", "clean", "stash"};
+    return k_words.contains(word);
+}
+
+Destroyed find_destroyed(const GitCall& call)
+{
+    const std::string& word = call.words.empty() ? "" : call.words[0];
+    if (word == "reset")
+        return reset(call);
+    if (word == "checkout")
+        return checkout(call);
+    if (word == "switch")
+        return switch_branch(call);
+    if (word == "restore")
+        return restore(call);
+    if (word == "clean")
+        return clean(call);
+    if (word == "stash")
+        return stash(call);
+    return {};
+}
+
+} // namespace guard

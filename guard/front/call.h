@@ -1,0 +1,34 @@
+// The front end's one parse of git's command line (DESIGN §0.5): global options and
+// aliases, resolved once, here. The full binary receives the result (see handoff in
+// shim.c) and never parses git's options again.
+#pragma once
+
+#include "common.h"
+
+enum { k_max_words = 1024 };
+
+struct Call {
+    char* globals[k_max_words]; // global options to repeat on our own git calls, as given
+    int nglobals;
+    char cwd[k_path_max];       // the directory git runs in, after every -C
+    char* words[k_max_words];   // the subcommand and its arguments, aliases expanded
+    int nwords;
+    int stop;                   // enum GitOptionKind that ended parsing, or -1: a subcommand
+    int shell_alias;            // the subcommand is a shell alias (`!…`): git runs a shell
+    int expanded;               // an alias was expanded: git re-runs `git <words>` as a child
+};
+
+// Parses `argv` as git would run it, expanding aliases by asking `real_git` (only for
+// words that are not builtins or dashed externals found in `exec_path`). Returns 0, or
+// -1 when git itself would die (bad option, bad alias): the call goes to git untouched.
+int parse_call(int argc, char* argv[], const char* real_git, const char* exec_path,
+               struct Call* call);
+
+// Whether `call` is one the full binary guards: `worktree remove|prune|add`, or an
+// in-place destroyer (reset --hard/--merge/--keep, checkout/switch that may discard,
+// restore of worktree files, clean, stash drop|clear). Errs towards yes: a call
+// forwarded for nothing costs the full binary's start; one missed costs the work.
+int is_guarded_call(const struct Call* call);
+
+// Whether `call` is an in-place destroyer (is_guarded_call minus worktree commands).
+int is_in_place(const struct Call* call);

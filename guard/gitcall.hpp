@@ -1,0 +1,18 @@
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace guard {
+
+// The front end's one parse of git's command line (contract C4).
+struct GitCall {
+    std::vector<std::string> globals;          // git's global options, as given (e.g. -c k=v)
+    std::filesystem::path cwd;                 // after every -C
+    std::vector<std::string> words;            // subcommand and its arguments, aliases expanded
+    std::vector<std::string> argv;             // the caller's original argv (argv[0] = "git")
+    std::string real_git;                      // absolute path of the real git
+};
+
+} // namespace guard

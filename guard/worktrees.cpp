@@ -1,0 +1,119 @@
+#include "guard/worktrees.hpp"
+
+#include "guard/error.hpp"
+#include "guard/repo.hpp"
+
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace guard {
+
+RunResult ask_git(const GitCall& call, std::initializer_list<std::string> rest)
+{
+    std::vector<std::string> argv{call.real_git};
+    argv.insert(argv.end(), call.globals.begin(), call.globals.end());
+    argv.insert(argv.end(), rest.begin(), rest.end());
+    // C messages: prune's dry run is read by its words.
+    return run(argv, {.cwd = call.cwd.string(), .env = {{"LC_ALL", "C"}, {"LANGUAGE", "C"}}});
+}
+
+fs::path common_git_dir(const GitCall& call)
+{
+    auto r = ask_git(call, {"rev-parse", "--path-format=absolute", "--git-common-dir"});
+    if (r.status != 0 || r.out.empty())
+        throw Error("not a git repository: " + call.cwd.string());
+    return r.out.substr(0, r.out.find('\n'));
+}
+
+namespace {
+
+// The tree an admin entry names: its gitdir file (relative to the entry with git >= 2.48's
+// relative worktrees) less the trailing "/.git".
+fs::path tree_of(const fs::path& admin)
+{
+    fs::path gitdir = read_first_line(admin / "gitdir");
+    if (gitdir.empty())
+        return {};
+    return absolute_path(gitdir.is_absolute() ? gitdir : admin / gitdir).parent_path();
+}
+
+} // namespace
+
+std::vector<ListedTree> list_trees(const GitCall& call)
+{
+    auto r = ask_git(call, {"worktree", "list", "--porcelain", "-z"});
+    if (r.status != 0)
+        throw Error("git worktree list failed: " + r.err);
+    std::vector<ListedTree> trees;
+    std::istringstream in(r.out);
+    std::optional<ListedTree> tree;
+    for (std::string field; std::getline(in, field, '\0');) {
+        if (field.empty()) {
+            if (tree)
+                trees.push_back(*tree);
+            tree.reset();
+        } else if (field.starts_with("worktree ")) {
+            tree = ListedTree{.path = field.substr(9), .is_main = trees.empty()};
+        } else if (tree && field.starts_with("locked")) {
+            tree->locked = true;
+            tree->lock_reason = field.size() > 7 ? field.substr(7) : "";
+        } else if (tree && field.starts_with("prunable")) {
+            tree->prunable = true;
+        }
+    }
+    if (tree)
+        trees.push_back(*tree);
+    fs::path common = common_git_dir(call) / "worktrees";
+    std::error_code ec;
+    for (auto& t : trees)
+        for (const auto& entry : t.is_main ? fs::directory_iterator() : fs::directory_iterator(common, ec))
+            if (tree_of(entry.path()) == absolute_path(t.path))
+                t.id = entry.path().filename().string();
+    return trees;
+}
+
+std::optional<ListedTree> find_listed(const GitCall& call, const std::string& arg)
+{
+    auto trees = list_trees(call);
+    std::optional<ListedTree> found;
+    std::string suffix = "/" + arg;
+    while (suffix.size() > 1 && suffix.back() == '/')
+        suffix.pop_back();
+    for (const auto& t : trees) {
+        if (!t.is_main && t.path.string().ends_with(suffix)) {
+            if (found)
+                return std::nullopt; // ambiguous: git asks for the path
+            found = t;
+        }
+    }
+    if (found)
+        return found;
+    fs::path wanted = absolute_path(fs::path(arg).is_absolute() ? fs::path(arg) : call.cwd / arg);
+    for (const auto& t : trees)
+        if (absolute_path(t.path) == wanted)
+            return t;
+    return std::nullopt;
+}
+
+std::vector<ListedTree> prune_candidates(const GitCall& call)
+{
+    std::vector<std::string> argv{call.real_git};
+    argv.insert(argv.end(), call.globals.begin(), call.globals.end());
+    argv.insert(argv.end(), call.words.begin(), call.words.end());
+    argv.insert(argv.end(), {"--dry-run", "--verbose"});
+    auto r = run(argv, {.cwd = call.cwd.string(), .env = {{"LC_ALL", "C"}, {"LANGUAGE", "C"}}});
+    std::vector<ListedTree> pruned;
+    std::istringstream in(r.err);
+    fs::path common = common_git_dir(call);
+    for (std::string line; std::getline(in, line);) {
+        // "Removing worktrees/<id>: <reason>"
+        if (!line.starts_with("Removing worktrees/"))
+            continue;
+        std::string id = line.substr(19, line.find(':', 19) - 19);
+        pruned.push_back({.path = tree_of(common / "worktrees" / id), .id = id, .prunable = true});
+    }
+    return pruned;
+}
+
+} // namespace guard

@@ -1,0 +1,314 @@
+#!/usr/bin/env bash
+# In-place destroyers through the shim (DESIGN §6, issue 10): reset --hard/--merge/--keep,
+# checkout with paths and -f, switch -f/--discard-changes, restore, clean, stash drop/clear.
+# Each runs in its own guarded tree and, with the real git, on an identical twin:
+#   - what the command destroys is reachable from a save under refs/stranded/ (blob ids),
+#     and what it leaves alone is not saved (the save is exactly what goes);
+#   - stdout, stderr (but for the one line naming the save) and the exit code are git's,
+#     byte for byte, and so is the tree afterwards;
+#   - `git branch` is unchanged (the saves are no branches).
+# Controls: a clean tree saves nothing; an unguarded repository passes through byte for byte.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+# --- local helpers --------------------------------------------------------------------
+
+# make_tree DIR: main (one: a b c d/e old, .gitignore; two: old.txt deleted) and a branch
+# `other` at one that changes d/e.txt. Deterministic: twins get identical commit ids.
+make_tree() {
+    git_real init -q "$1" && (
+        cd "$1" || exit 1
+        printf 'a\n' >a.txt && printf 'b\n' >b.txt && printf 'c\n' >c.txt
+        mkdir d && printf 'e\n' >d/e.txt && printf 'old\n' >old.txt
+        printf '*.o\n.env\n' >.gitignore
+        git_real add -A && git_real commit -qm one && git_real branch other
+        git_real rm -q old.txt && git_real commit -qm two
+        git_real checkout -q other && printf 'e2\n' >d/e.txt && git_real commit -qam "other changes e"
+        git_real checkout -q main
+    )
+}
+
+# dirty DIR: a.txt staged then edited again, b.txt edited, c.txt deleted, untracked
+# n.txt and old.txt (which HEAD~1 holds), ignored .env and build.o.
+dirty() {
+    (
+        cd "$1" || exit 1
+        printf 'a staged\n' >a.txt && git_real add a.txt && printf 'a worktree\n' >a.txt
+        printf 'b worktree\n' >b.txt
+        rm c.txt
+        printf 'n untracked\n' >n.txt && printf 'old untracked\n' >old.txt
+        printf 'SECRET=1\n' >.env && printf 'object\n' >build.o
+    )
+}
+
+# twins CASE: $G (guarded) and $P (plain twin), both made and dirtied alike.
+twins() {
+    G=$TEST_ROOT/guarded/$1
+    P=$TEST_ROOT/plain/$1
+    mkdir -p "$TEST_ROOT/guarded" "$TEST_ROOT/plain"
+    make_tree "$G" && make_tree "$P"
+    git_real -C "$G" config guard.enabled true
+    [ "${2:-dirty}" = clean ] || { dirty "$G" && dirty "$P"; }
+    A_STAGED=$(git_real -C "$G" rev-parse :a.txt)
+    A_WT=$(git_real -C "$G" hash-object a.txt)
+    B_WT=$(git_real -C "$G" hash-object b.txt)
+    N_U=$(git_real -C "$G" hash-object n.txt 2>/dev/null)
+    OLD_U=$(git_real -C "$G" hash-object old.txt 2>/dev/null)
+    ENV_I=$(git_real -C "$G" hash-object .env 2>/dev/null)
+    OBJ_I=$(git_real -C "$G" hash-object build.o 2>/dev/null)
+}
+
+# saves REPO: the in-place saves, one a line.
+saves() {
+    git_real -C "$1" for-each-ref --format='%(refname)' refs/stranded/
+}
+
+# saved_objects REPO: every object reachable from the in-place saves.
+saved_objects() {
+    local refs
+    refs=$(saves "$1")
+    [ -n "$refs" ] || return 0
+    # shellcheck disable=SC2086
+    git_real -C "$1" rev-list --objects $refs | cut -d' ' -f1
+}
+
+# assert_saved BLOB WHAT / assert_not_saved BLOB WHAT: against $G's saves.
+assert_saved() {
+    if saved_objects "$G" | grep -qx "$1"; then pass "$2 is reachable from a save"; else fail "$2 was destroyed, not saved"; fi
+}
+assert_not_saved() {
+    if saved_objects "$G" | grep -qx "$1"; then fail "$2 was saved although the command leaves it alone"; else pass "$2 is not saved (the command leaves it)"; fi
+}
+
+# same_as_git CASE ARGS...: runs `git ARGS` through the shim in $G and with the real git
+# in $P; stdout, exit code and the tree afterwards are identical, stderr too once the
+# save's line is taken out; `git branch` in $G shows what it shows in $P.
+same_as_git() {
+    local case=$1 out=$TEST_ROOT/out/$1
+    shift
+    mkdir -p "$TEST_ROOT/out"
+    (cd "$G" && record "$out.guarded" env PATH="$SHIM_DIR:$BASE_PATH" git "$@")
+    (cd "$P" && record "$out.plain" "$REAL_GIT" "$@")
+    grep -v '^git-guard: ' "$out.guarded.err" >"$out.guarded.err.git"
+    assert_same_file "$out.plain.out" "$out.guarded.out" "$case: stdout is git's own"
+    assert_same_file "$out.plain.err" "$out.guarded.err.git" "$case: stderr is git's own (but for the save's line)"
+    assert_eq "$(cat "$out.plain.rc")" "$(cat "$out.guarded.rc")" "$case: the exit code is git's own"
+    assert_eq "$(git_real -C "$P" status --porcelain=v2 -uall --ignored)" \
+        "$(git_real -C "$G" status --porcelain=v2 -uall --ignored)" "$case: the tree ends as git leaves it"
+    assert_eq "$(git_real -C "$P" branch -a -v)" "$(git_real -C "$G" branch -a -v)" "$case: git branch is as git alone leaves it"
+    GUARD_LINES=$(grep -c '^git-guard: ' "$out.guarded.err")
+}
+
+# one_save_line CASE: the command printed exactly one line naming a save that exists.
+one_save_line() {
+    assert_eq 1 "$GUARD_LINES" "$1: one stderr line names the save"
+    local ref
+    ref=$(sed -n 's/^git-guard: .* \(refs\/stranded\/[^ ]*\) (git show.*/\1/p' "$TEST_ROOT/out/$1.guarded.err" | head -1)
+    assert_ref_exists "$G" "${ref:-refs/stranded/none}" "$1: the named save exists"
+    assert_eq "" "$(git_real -C "$G" for-each-ref refs/heads/stranded/)" "$1: no stranded branch under refs/heads/"
+}
+
+# nothing_saved CASE: no save and no line.
+nothing_saved() {
+    assert_eq "" "$(saves "$G")" "$1: nothing is saved"
+    assert_eq 0 "$GUARD_LINES" "$1: nothing is printed"
+}
+
+shim_on
+
+# --- reset ------------------------------------------------------------------------------
+
+section "reset --hard: staged and unstaged changes saved; untracked files it leaves are not"
+twins reset-hard
+same_as_git reset-hard reset --hard
+one_save_line reset-hard
+assert_saved "$A_STAGED" "the staged version of a.txt"
+assert_saved "$A_WT" "the unstaged edit of a.txt"
+assert_saved "$B_WT" "the unstaged edit of b.txt"
+assert_not_saved "$N_U" "the untracked n.txt"
+assert_eq "a staged" "$(git_real -C "$G" show "$(saves "$G")^2:a.txt")" "reset --hard: the index record holds the staged a.txt"
+assert_eq "a.txt" "$(git_real -C "$G" diff --name-only "$(saves "$G")^1" "$(saves "$G")^2")" \
+    "reset --hard: the index record differs from HEAD in a.txt only"
+
+section "reset --hard HEAD~1: also the untracked file its tree overwrites"
+twins reset-hard-rev
+same_as_git reset-hard-rev reset --hard HEAD~1
+one_save_line reset-hard-rev
+assert_saved "$OLD_U" "the untracked old.txt that HEAD~1 overwrites"
+assert_saved "$A_WT" "the unstaged edit of a.txt"
+assert_not_saved "$N_U" "the untracked n.txt"
+
+section "reset --merge and --keep: what they could lose is saved (git may refuse)"
+twins reset-merge
+same_as_git reset-merge reset --merge
+assert_saved "$A_STAGED" "reset --merge: the staged version of a.txt"
+twins reset-keep
+same_as_git reset-keep reset --keep HEAD~1
+assert_saved "$A_WT" "reset --keep: the unstaged edit of a.txt"
+twins reset-abbrev
+same_as_git reset-abbrev reset --har
+assert_saved "$B_WT" "reset --har (git reads --hard): the edit of b.txt"
+
+# --- checkout ---------------------------------------------------------------------------
+
+section "checkout -- . : the unstaged edits"
+twins checkout-dot
+same_as_git checkout-dot checkout -- .
+one_save_line checkout-dot
+assert_saved "$A_WT" "the unstaged edit of a.txt"
+assert_saved "$B_WT" "the unstaged edit of b.txt"
+
+section "checkout -- b.txt: that file only"
+twins checkout-path
+same_as_git checkout-path checkout -- b.txt
+one_save_line checkout-path
+assert_saved "$B_WT" "the unstaged edit of b.txt"
+assert_not_saved "$A_WT" "the edit of a.txt"
+assert_eq "b.txt" "$(git_real -C "$G" diff --name-only "$(saves "$G")^1" "$(saves "$G")")" \
+    "checkout -- b.txt: the save differs from HEAD in b.txt alone"
+
+section "checkout . (no --), from a subdirectory, and checkout HEAD -- a.txt"
+twins checkout-bare-dot
+same_as_git checkout-bare-dot checkout .
+assert_saved "$B_WT" "checkout .: the edit of b.txt"
+twins checkout-sub
+printf 'e edited\n' >"$G/d/e.txt" && printf 'e edited\n' >"$P/d/e.txt"
+E_WT=$(git_real -C "$G" hash-object d/e.txt)
+G_TOP=$G P_TOP=$P
+G=$G_TOP/d P=$P_TOP/d same_as_git checkout-sub checkout -- e.txt
+G=$G_TOP P=$P_TOP
+assert_saved "$E_WT" "checkout -- e.txt in d/: the edit of d/e.txt"
+assert_not_saved "$B_WT" "checkout -- e.txt in d/: the edit of b.txt"
+twins checkout-rev-path
+same_as_git checkout-rev-path checkout HEAD -- a.txt
+assert_saved "$A_STAGED" "checkout HEAD -- a.txt: the staged version"
+assert_saved "$A_WT" "checkout HEAD -- a.txt: the unstaged edit"
+assert_not_saved "$B_WT" "checkout HEAD -- a.txt: the edit of b.txt"
+
+section "checkout -f other: every local change"
+twins checkout-force
+same_as_git checkout-force checkout -f other
+one_save_line checkout-force
+assert_saved "$A_STAGED" "the staged version of a.txt"
+assert_saved "$B_WT" "the unstaged edit of b.txt"
+
+section "checkout -p with no paths: the hunks it offers to discard"
+twins checkout-patch
+(cd "$G" && yes y | env PATH="$SHIM_DIR:$BASE_PATH" git checkout -p >/dev/null 2>&1)
+assert_saved "$B_WT" "checkout -p: the edit of b.txt it discarded"
+assert_eq "b" "$(cat "$G/b.txt")" "checkout -p: git discarded the hunk as asked"
+
+section "checkout of a missing path: git refuses alike, nothing saved"
+twins checkout-missing
+same_as_git checkout-missing checkout -- missing-path
+nothing_saved checkout-missing
+
+# --- switch -----------------------------------------------------------------------------
+
+section "switch --discard-changes other, switch -f other"
+twins switch-discard
+same_as_git switch-discard switch --discard-changes other
+one_save_line switch-discard
+assert_saved "$A_STAGED" "switch --discard-changes: the staged version of a.txt"
+assert_saved "$B_WT" "switch --discard-changes: the edit of b.txt"
+twins switch-force
+same_as_git switch-force switch -f other
+assert_saved "$A_WT" "switch -f: the unstaged edit of a.txt"
+twins switch-plain
+same_as_git switch-plain switch other
+nothing_saved switch-plain
+
+# --- restore ----------------------------------------------------------------------------
+
+section "restore ., restore --source=HEAD~1 -- old.txt, restore --staged --worktree a.txt"
+twins restore-dot
+same_as_git restore-dot restore .
+one_save_line restore-dot
+assert_saved "$A_WT" "restore .: the unstaged edit of a.txt"
+assert_saved "$B_WT" "restore .: the unstaged edit of b.txt"
+twins restore-source
+same_as_git restore-source restore --source=HEAD~1 -- old.txt
+assert_saved "$OLD_U" "restore --source=HEAD~1: the untracked old.txt it overwrites"
+assert_not_saved "$B_WT" "restore --source=HEAD~1 -- old.txt: the edit of b.txt"
+twins restore-both
+same_as_git restore-both restore --staged --worktree a.txt
+assert_saved "$A_STAGED" "restore --staged --worktree: the staged version of a.txt"
+assert_saved "$A_WT" "restore --staged --worktree: the unstaged edit of a.txt"
+twins restore-staged
+same_as_git restore-staged restore --staged a.txt
+nothing_saved restore-staged
+
+# --- clean ------------------------------------------------------------------------------
+
+section "clean -fd: untracked files; ignored ones are not saved"
+twins clean-fd
+mkdir -p "$G/newdir" "$P/newdir" && printf 'deep\n' >"$G/newdir/deep.txt" && printf 'deep\n' >"$P/newdir/deep.txt"
+DEEP=$(git_real -C "$G" hash-object newdir/deep.txt)
+same_as_git clean-fd clean -fd
+one_save_line clean-fd
+assert_saved "$N_U" "clean -fd: the untracked n.txt"
+assert_saved "$DEEP" "clean -fd: the untracked newdir/deep.txt"
+assert_not_saved "$ENV_I" "clean -fd: the ignored .env (clean -fd keeps it)"
+
+section "clean -fdx with guard.keepIgnored=.env: .env saved, other ignored output not"
+twins clean-fdx
+git_real -C "$G" config guard.keepIgnored .env
+same_as_git clean-fdx clean -fdx
+one_save_line clean-fdx
+assert_saved "$ENV_I" "clean -fdx: the ignored .env that guard.keepIgnored keeps"
+assert_not_saved "$OBJ_I" "clean -fdx: the ignored build.o"
+assert_saved "$N_U" "clean -fdx: the untracked n.txt"
+twins clean-fX
+git_real -C "$G" config guard.keepIgnored .env
+same_as_git clean-fX clean -fX
+assert_saved "$ENV_I" "clean -fX: the ignored .env that guard.keepIgnored keeps"
+assert_not_saved "$N_U" "clean -fX: the untracked n.txt (clean -X leaves it)"
+
+# --- stash ------------------------------------------------------------------------------
+
+# stashes DIR: three stash entries, each holding a distinct edit of b.txt.
+stashes() {
+    for n in 1 2 3; do
+        printf 'stash %s\n' "$n" >"$1/b.txt"
+        git_real -C "$1" stash -q
+    done
+}
+
+section "stash drop, stash drop stash@{1}, stash clear: every dropped stash commit reachable"
+twins stash-drop clean
+stashes "$G" && stashes "$P"
+TOP=$(git_real -C "$G" rev-parse stash@{0})
+same_as_git stash-drop stash drop
+one_save_line stash-drop
+assert_saved "$TOP" "stash drop: the dropped stash@{0}"
+SECOND=$(git_real -C "$G" rev-parse stash@{1})
+same_as_git stash-drop-1 stash drop stash@{1}
+assert_saved "$SECOND" "stash drop stash@{1}: the dropped entry"
+LEFT=$(git_real -C "$G" rev-parse stash@{0})
+same_as_git stash-clear stash clear
+assert_saved "$LEFT" "stash clear: the last entry"
+assert_eq "stash 3" "$(git_real -C "$G" show "$TOP:b.txt")" "stash drop: the dropped content is readable with plain git"
+
+# --- controls ---------------------------------------------------------------------------
+
+section "controls: a clean tree saves nothing for checkout -- ., reset --hard, clean -fd"
+for cmd in "checkout -- ." "reset --hard" "clean -fd" "restore ." "switch -f other"; do
+    name=clean-$(echo "$cmd" | tr -c 'a-z\n' '-')
+    twins "$name" clean
+    # shellcheck disable=SC2086
+    same_as_git "$name" $cmd
+    nothing_saved "$name"
+done
+
+section "controls: unguarded repositories pass through byte for byte"
+for cmd in "reset --hard" "reset --hard HEAD~1" "checkout -- ." "checkout -f other" "switch -f other" \
+    "restore ." "clean -fdx" "stash drop" "checkout -- missing-path"; do
+    name=unguarded-$(echo "$cmd" | tr -c 'a-z0-9\n' '-')
+    twins "$name"
+    git_real -C "$G" config --unset guard.enabled
+    [ "$cmd" != "stash drop" ] || { git_real -C "$G" stash -q && git_real -C "$P" stash -q; }
+    # shellcheck disable=SC2086
+    same_as_git "$name" $cmd
+    nothing_saved "$name"
+done
+
+finish

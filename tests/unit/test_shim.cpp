@@ -1,0 +1,47 @@
+#include "guard/error.hpp"
+#include "guard/shim.hpp"
+
+#include <boost/test/unit_test.hpp>
+
+BOOST_AUTO_TEST_SUITE(shim)
+
+BOOST_AUTO_TEST_CASE(decode_call_takes_the_front_ends_parse)
+{
+    auto call = guard::decode_call({"git", "--guard-call=1", "/usr/bin/git", "/tmp/r", "2", "-c",
+                                    "a=b", "3", "worktree", "remove", "x", "--", "-C", "/tmp/r",
+                                    "-c", "a=b", "rmwt", "x"});
+    BOOST_TEST(call.real_git == "/usr/bin/git");
+    BOOST_TEST(call.cwd == "/tmp/r");
+    BOOST_TEST((call.globals == std::vector<std::string>{"-c", "a=b"}));
+    BOOST_TEST((call.words == std::vector<std::string>{"worktree", "remove", "x"}));
+    BOOST_TEST((call.argv ==
+                std::vector<std::string>{"git", "-C", "/tmp/r", "-c", "a=b", "rmwt", "x"}));
+}
+
+BOOST_AUTO_TEST_CASE(decode_call_refuses_a_malformed_handoff)
+{
+    BOOST_CHECK_THROW(guard::decode_call({"git", "worktree", "remove"}), guard::UsageError);
+    BOOST_CHECK_THROW(guard::decode_call({"git", "--guard-call=1", "/g", "/c", "5", "-c"}),
+                      guard::UsageError);
+    BOOST_CHECK_THROW(guard::decode_call({"git", "--guard-call=1", "/g", "/c", "0", "1", "x", "y"}),
+                      guard::UsageError);
+}
+
+BOOST_AUTO_TEST_CASE(subcommand_index_uses_the_front_ends_option_table)
+{
+    using v = std::vector<std::string>;
+    BOOST_TEST(guard::subcommand_index(v{"git", "-C", "x", "-c", "a=b", "branch", "-m"}) == 5u);
+    BOOST_TEST(guard::subcommand_index(v{"git", "--shallow-file", "f", "--attr-source", "HEAD",
+                                         "--no-advice", "branch"}) == 6u);
+    BOOST_TEST(guard::subcommand_index(v{"git", "--git-dir=x", "--bare", "branch"}) == 3u);
+    BOOST_TEST(guard::subcommand_index(v{"git", "--version"}) == 2u);
+    BOOST_TEST(guard::subcommand_index(v{"git", "--frobnicate", "branch"}) == 3u);
+}
+
+BOOST_AUTO_TEST_CASE(the_exec_path_mirror_is_intact)
+{
+    std::string why;
+    BOOST_TEST(guard::exec_path_intact(why), why);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

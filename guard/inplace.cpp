@@ -164,9 +164,6 @@ int guard_in_place(const GitCall& call)
 {
     if (call.words.empty() || !is_in_place_destroyer(call.words[0]))
         return 0;
-    auto enabled = ask_git(call, {"config", "--bool", "guard.enabled"});
-    if (enabled.status != 0 || first_line(enabled.out) != "true")
-        return 0; // unguarded: touch nothing
     Destroyed d;
     try {
         d = find_destroyed(call);

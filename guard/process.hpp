@@ -12,6 +12,8 @@ struct RunOptions {
     std::vector<std::pair<std::string, std::string>> env;     // added or replaced
     bool capture = true;                                      // false: child shares our stdout/stderr
     int timeout_ms = 0;  // > 0: past it the child's whole process group is killed (SIGKILL)
+    bool judged = false; // the child is a git call the shim has judged: its own steps are
+                         // marked as the front end marks them (GIT_GUARD_HANDLED)
 };
 
 struct RunResult {

@@ -186,7 +186,7 @@ int guard_add(const GitCall& call)
         exec_git(call);
     std::vector<std::string> argv = call.argv;
     argv[0] = call.real_git;
-    auto r = run(argv, {.capture = false});
+    auto r = run(argv, {.capture = false, .judged = true});
     if (r.status == 0 && no_checkout && config_true(call, "guard.lockWorktrees"))
         ask_git(call, {"worktree", "lock", "--reason", "git-guard", path});
     if (r.status == 0) // the new tree's hooks (husky's .husky/_ is missing there), lefthook job

@@ -144,8 +144,38 @@ std::string journal_append(const fs::path& common_dir, const JournalEvent& event
     return line;
 }
 
-void journal_record(const fs::path& common_dir, const JournalEvent& event)
+namespace {
+
+// A save pointed at an existing commit knows only the tree's name; a save commit says where
+// it came from (Stranded-From, Stranded-Branch): the record gets the absolute path.
+JournalEvent with_source(const fs::path& common_dir, JournalEvent event)
 {
+    if (event.kind != "save" || event.path.empty() || fs::path(event.path).is_absolute() || event.commit.empty())
+        return event;
+    auto r = run({find_real_git(), "--git-dir=" + common_dir.string(), "log", "-1", "--no-show-signature",
+                  "--format=%(trailers:key=Stranded-From,valueonly)%n%(trailers:key=Stranded-Branch,valueonly)",
+                  event.commit});
+    auto nl = r.out.find('\n');
+    std::string from = r.status == 0 ? r.out.substr(0, nl) : "";
+    if (from.empty() || !fs::path(from).is_absolute())
+        return event;
+    event.path = from;
+    std::string branch = nl == std::string::npos ? "" : r.out.substr(nl + 1, r.out.find('\n', nl + 1) - nl - 1);
+    if (event.branch.empty() && branch != "detached")
+        event.branch = branch;
+    return event;
+}
+
+} // namespace
+
+void journal_record(const fs::path& common_dir, const JournalEvent& recorded)
+{
+    JournalEvent event = recorded;
+    try {
+        event = with_source(common_dir, recorded);
+    } catch (const std::exception& e) {
+        spdlog::warn("journal: cannot read where {} came from: {}", recorded.ref, e.what());
+    }
     std::string line = journal_append(common_dir, event);
     if (event.kind != "save")
         return;

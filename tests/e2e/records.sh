@@ -88,6 +88,19 @@ assert_contains "$OUT" "1 in-place save(s) not shown" "list does not say in-plac
 run_cmd git guard -C "$R" list --all --json
 assert_jq "$OUT" 'map(select(.in_place)) | length == 1' "list --all does not show the in-place save"
 
+section "an in-place save (reset --hard through the shim) is journaled with its absolute path"
+printf 'edit before reset\n' >"$R/a.txt"
+shim_on
+run_cmd git -C "$R" reset -q --hard
+shim_off
+PATH=$GUARD_BIN_DIR:$PATH
+assert_eq 0 "$RC" "reset --hard through the shim exits 0 ($ERR)"
+run_cmd git guard -C "$R" log --json
+assert_jq "$OUT" "map(select(.kind == \"save\" and .reason == \"reset --hard\")) | length == 1 and .[0].path == \"$R\" and (.[0].ref | startswith(\"refs/stranded/\"))" \
+    "the in-place save is not journaled with its reason and absolute path"
+run_cmd git guard -C "$R" list --all --json
+assert_jq "$OUT" "map(select(.in_place and .reason == \"reset --hard\")) | length == 1" "list --all does not show the in-place save"
+
 section "show: what a save holds, from where, when and why"
 run_cmd git guard -C "$R" show "$SAVE1"
 assert_eq 0 "$RC" "show exits 0 ($ERR)"

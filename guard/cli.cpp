@@ -1,15 +1,21 @@
 // The command table and the only place that parses command lines.
 #include "guard/cli.hpp"
 
+#include "guard/backup.hpp"
+#include "guard/contents.hpp"
 #include "guard/doctor.hpp"
 #include "guard/error.hpp"
 #include "guard/install.hpp"
+#include "guard/journal.hpp"
 #include "guard/json.hpp"
+#include "guard/trailers.hpp"
 #include "guard/log.hpp"
 #include "guard/process.hpp"
+#include "guard/receipt.hpp"
 #include "guard/removal.hpp"
 #include "guard/repo.hpp"
 #include "guard/report.hpp"
+#include "guard/restore.hpp"
 #include "guard/snapshot.hpp"
 #include "guard/stranded.hpp"
 #include "guard/version.hpp"
@@ -18,6 +24,7 @@
 #include <boost/program_options.hpp>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <optional>
@@ -98,7 +105,7 @@ JsonObject work_json(const Work& w)
 
 void add_saved(JsonObject& o, const Saved& s)
 {
-    o.add("stranded", s.ref).add("commit", s.commit).add("diffstat", s.diffstat);
+    o.add("ref", s.ref).add("commit", s.commit).add("diffstat", s.diffstat);
 }
 
 void print_paths(const char* label, const std::vector<std::string>& paths)
@@ -142,6 +149,21 @@ void print_work(const Work& w)
         print_paths("excluded", excluded);
 }
 
+// DESIGN §13: the saves guard.backupRemote does not hold yet.
+void print_unbacked(const Invocation& inv)
+{
+    std::vector<std::string> refs;
+    try {
+        for (const auto& s : list_saves(inv.cwd, {.in_place = true}))
+            if (s.backed_up && !*s.backed_up)
+                refs.push_back(s.ref);
+    } catch (const Error& e) {
+        spdlog::warn("status: cannot tell which saves are backed up: {}", e.what());
+    }
+    if (!refs.empty())
+        print_paths("saves not backed up yet (git guard push)", refs);
+}
+
 int run_status(const Invocation& inv)
 {
     po::options_description options("git guard status [PATH...] [--branch NAME...] [--json]");
@@ -163,6 +185,8 @@ int run_status(const Invocation& inv)
         else
             print_work(w);
     }
+    if (!vm.count("json"))
+        print_unbacked(inv);
     return 0;
 }
 
@@ -188,6 +212,7 @@ int run_save(const Invocation& inv)
         result.refused = e.what();
     }
     if (!result.refused.empty()) {
+        journal_refusal({}, result.work, result.refused, "save");
         if (vm.count("json"))
             std::printf("%s\n", work_json(result.work).str().c_str());
         std::fprintf(stderr, "git-guard: refused: %s%s", result.refused.c_str(),
@@ -228,12 +253,14 @@ int run_remove(const Invocation& inv)
     const char* outcomes[] = {"removed", "moved", "kept"};
     if (vm.count("json")) {
         JsonObject o;
-        o.add("path", vm["tree"].as<std::string>()).add("outcome", outcomes[static_cast<int>(result.outcome)]);
-        o.add("message", result.message);
-        std::vector<std::string> refs;
+        o.add("path", absolute_path(inv.cwd / vm["tree"].as<std::string>()).string());
+        o.add("outcome", outcomes[static_cast<int>(result.outcome)]).add("message", result.message);
+        std::vector<std::string> saves;
         for (const auto& s : result.saved)
-            refs.push_back(s.ref);
-        o.add_strings("stranded", refs);
+            saves.push_back(JsonObject().add("ref", s.ref).add("commit", s.commit)
+                                .add("diffstat", s.diffstat).str());
+        o.add_raw("saves", json_array(saves));
+        result.moved_to.empty() ? o.add_null("moved_to") : o.add("moved_to", result.moved_to.string());
         std::printf("%s\n", o.str().c_str());
     } else {
         for (const auto& s : result.saved)
@@ -256,36 +283,159 @@ int run_discard(const Invocation& inv)
     return 0;
 }
 
+// Seconds since the epoch for `--since`, as git itself reads dates ("2 days ago", ISO 8601).
+long long since_time(const Invocation& inv, const std::string& text)
+{
+    auto r = run({find_real_git(), "-C", inv.cwd.string(), "rev-parse", "--since=" + text});
+    auto at = r.out.find("--max-age=");
+    if (r.status != 0 || at == std::string::npos)
+        throw UsageError("--since: git cannot read '" + text + "' as a date");
+    return std::atoll(r.out.c_str() + at + 10);
+}
+
 int run_list(const Invocation& inv)
 {
-    po::options_description options("git guard list [--json]");
-    options.add_options()("json", "one JSON object per stranded branch");
+    po::options_description options("git guard list [--all] [--source TEXT] [--since DATE] [--json]");
+    options.add_options()("json", "one JSON object per save")(
+        "all", "in-place saves too (refs/stranded/: before reset --hard, checkout --, ...)")(
+        "source", po::value<std::string>(), "only saves whose tree path or branch contains TEXT")(
+        "since", po::value<std::string>(), "only saves made since DATE (as git reads dates)");
     auto vm = parse(inv, options, {});
     if (wants_help(vm, options))
         return 0;
-    for (const auto& s : list_stranded(inv.cwd)) {
+    ListOptions opts{.in_place = vm.count("all") > 0};
+    if (vm.count("source"))
+        opts.source = vm["source"].as<std::string>();
+    if (vm.count("since"))
+        opts.since = since_time(inv, vm["since"].as<std::string>());
+    auto saves = list_saves(inv.cwd, opts);
+    size_t hidden = opts.in_place ? 0 : list_saves(inv.cwd, {.in_place = true, .source = opts.source,
+                                                              .since = opts.since}).size() - saves.size();
+    for (const auto& s : saves) {
         if (vm.count("json"))
-            std::printf("%s\n", JsonObject().add("stranded", s.ref).add("commit", s.commit)
-                                    .add("path", s.from).add("branch", s.branch).add("reason", s.reason)
-                                    .add("time", s.time).str().c_str());
+            std::printf("%s\n", save_json(s).str().c_str());
         else
-            std::printf("%s  %s  %s (%s)  %s\n", s.ref.c_str(), short_id(s.commit).c_str(),
-                        s.from.c_str(), s.branch.c_str(), s.reason.c_str());
+            std::printf("%s\n", save_line(s).c_str());
     }
+    if (hidden && !vm.count("json"))
+        std::printf("(%zu in-place save(s) not shown: git guard list --all)\n", hidden);
+    return 0;
+}
+
+int run_show(const Invocation& inv)
+{
+    po::options_description options("git guard show <ref> [--json]");
+    options.add_options()("json", "the save as one JSON object")(
+        "ref", po::value<std::string>()->required(), "the save (see git guard list)");
+    po::positional_options_description positional;
+    positional.add("ref", 1);
+    auto vm = parse(inv, options, positional);
+    if (wants_help(vm, options))
+        return 0;
+    Save save = find_save(inv.cwd, vm["ref"].as<std::string>());
+    fs::path common = common_dir_of(inv.cwd);
+    SaveLayout layout = read_layout(common, save.commit);
+    SaveContents contents = save_contents(common, layout);
+    if (vm.count("json"))
+        std::printf("%s\n", show_json(save, layout, contents).str().c_str());
+    else
+        std::printf("%s", show_text(save, layout, contents).c_str());
+    return 0;
+}
+
+int run_restore(const Invocation& inv)
+{
+    po::options_description options("git guard restore <ref> [<path>] [--json]");
+    options.add_options()("json", "the result as one JSON object")(
+        "ref", po::value<std::string>()->required(), "the save (see git guard list)")(
+        "path", po::value<std::string>(), "where the worktree goes (default: where it came from)");
+    po::positional_options_description positional;
+    positional.add("ref", 1).add("path", 1);
+    auto vm = parse(inv, options, positional);
+    if (wants_help(vm, options))
+        return 0;
+    RestoreOptions opts;
+    if (vm.count("path"))
+        opts.path = inv.cwd / vm["path"].as<std::string>();
+    Restored r;
+    try {
+        r = restore_save(inv.cwd, vm["ref"].as<std::string>(), opts);
+    } catch (const Error& e) {
+        std::fprintf(stderr, "git-guard: refused: %s\n", e.what());
+        return 1;
+    }
+    if (vm.count("json")) {
+        std::printf("%s\n", restored_json(r).str().c_str());
+    } else if (r.kind == "branch") {
+        std::printf("restored branch %s at %s from %s\n", r.branch.c_str(), short_id(r.head).c_str(), r.ref.c_str());
+    } else {
+        std::printf("restored %s into %s (%s at %s)\n", r.ref.c_str(), r.path.c_str(),
+                    r.branch.empty() ? "detached HEAD" : ("branch " + r.branch).c_str(), short_id(r.head).c_str());
+    }
+    for (const auto& note : r.notes)
+        std::fprintf(stderr, "note: %s\n", note.c_str());
+    std::fprintf(stderr, "the save stays; once you are happy: git guard drop %s\n", r.ref.c_str());
     return 0;
 }
 
 int run_drop(const Invocation& inv)
 {
-    po::options_description options("git guard drop <stranded-branch>");
-    options.add_options()("branch", po::value<std::string>()->required(), "the stranded branch");
+    po::options_description options("git guard drop <ref>... | --published");
+    options.add_options()("published", "drop every save whose content is published (DESIGN 4.2)")(
+        "ref", po::value<std::vector<std::string>>(), "the saves to drop");
     po::positional_options_description positional;
-    positional.add("branch", 1);
+    positional.add("ref", -1);
     auto vm = parse(inv, options, positional);
     if (wants_help(vm, options))
         return 0;
-    drop_stranded(inv.cwd, vm["branch"].as<std::string>());
-    std::printf("dropped %s\n", vm["branch"].as<std::string>().c_str());
+    auto refs = list<std::string>(vm, "ref");
+    if (refs.empty() == !vm.count("published"))
+        throw UsageError("name the saves to drop, or --published (see 'git guard list --all')");
+    if (vm.count("published")) {
+        auto dropped = drop_published(inv.cwd);
+        for (const auto& s : dropped)
+            std::printf("dropped %s: published\n", save_line(s).c_str());
+        std::printf("%zu save(s) dropped; the others hold work found nowhere else\n", dropped.size());
+        return 0;
+    }
+    for (const auto& ref : refs)
+        std::printf("dropped %s\n", drop_stranded(inv.cwd, ref).c_str());
+    return 0;
+}
+
+int run_log(const Invocation& inv)
+{
+    po::options_description options("git guard log [--json]");
+    options.add_options()("json", "each record as its JSON line");
+    auto vm = parse(inv, options, {});
+    if (wants_help(vm, options))
+        return 0;
+    for (const auto& e : read_journal(common_dir_of(inv.cwd))) {
+        std::printf("%s\n", (vm.count("json") ? journal_json(e) : journal_line(e)).c_str());
+    }
+    return 0;
+}
+
+int run_push(const Invocation& inv)
+{
+    po::options_description options("git guard push");
+    auto vm = parse(inv, options, {});
+    if (wants_help(vm, options))
+        return 0;
+    fs::path common = common_dir_of(inv.cwd);
+    RecordSettings settings = read_record_settings(common);
+    if (settings.backup_remote.empty())
+        throw UsageError("no backup remote: git config guard.backupRemote <remote>");
+    auto result = push_pending(common);
+    for (const auto& ref : result.pushed)
+        std::printf("backed up %s to %s\n", ref.c_str(), settings.backup_remote.c_str());
+    if (!result.failed.empty()) {
+        std::fprintf(stderr, "git-guard: %zu save(s) not backed up to %s: %s\n", result.failed.size(),
+                     settings.backup_remote.c_str(), result.error.c_str());
+        return 1;
+    }
+    if (result.pushed.empty())
+        std::printf("every save is backed up to %s\n", settings.backup_remote.c_str());
     return 0;
 }
 
@@ -334,7 +484,7 @@ int run_doctor(const Invocation& inv)
         failed += c.ok ? 0 : 1;
         if (vm.count("json"))
             std::printf("%s\n", JsonObject().add("check", c.name).add("ok", c.ok).add("detail", c.detail)
-                                    .add("fix", c.fix).str().c_str());
+                                    .add_raw("fix", json_or_null(c.fix)).str().c_str());
         else if (c.ok)
             std::printf("ok    %s: %s\n", c.name.c_str(), c.detail.c_str());
         else
@@ -343,9 +493,12 @@ int run_doctor(const Invocation& inv)
     return failed ? 1 : 0;
 }
 
-int run_version(const Invocation&)
+int run_version(const Invocation& inv)
 {
-    std::printf("git-guard %s\n", GUARD_VERSION);
+    if (std::find(inv.args.begin(), inv.args.end(), "--json") != inv.args.end())
+        std::printf("%s\n", JsonObject().add("version", GUARD_VERSION).str().c_str());
+    else
+        std::printf("git-guard %s\n", GUARD_VERSION);
     return 0;
 }
 
@@ -356,8 +509,12 @@ const Command k_commands[] = {
     {"save", "save a worktree's work to a verified stranded/ branch", true, run_save},
     {"remove", "save, then remove a worktree (husks and read-only trees too)", true, run_remove},
     {"discard", "destroy a tree's or branch's unsaved work, explicitly", true, run_discard},
-    {"list", "list the stranded/ branches", true, run_list},
-    {"drop", "delete a stranded/ branch", true, run_drop},
+    {"list", "list the saves, with their source, reason and backup state", true, run_list},
+    {"show", "what a save holds, where it came from, when and why", true, run_show},
+    {"restore", "put a save back: the worktree as it was, or the deleted branch", true, run_restore},
+    {"drop", "delete saves (or every published one: --published)", true, run_drop},
+    {"log", "the journal: every save, refusal, discard, drop, restore and push", true, run_log},
+    {"push", "push the saves not yet backed up to guard.backupRemote", true, run_push},
     {"install", "guard this repository: hook, shim, guard.enabled", true, run_install},
     {"uninstall", "restore the hooks and config install changed", true, run_uninstall},
     {"doctor", "check that this repository is guarded, with a fix for each problem", true, run_doctor},

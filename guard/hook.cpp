@@ -2,6 +2,7 @@
 // (front/hook.c) sends only `prepared` transactions that delete a branch here,
 // and runs a chained user hook itself.
 #include "guard/hook.hpp"
+#include "guard/journal.hpp"
 
 #include "guard/history.hpp"
 #include "guard/lock.hpp"
@@ -155,6 +156,7 @@ bool guard_deletion(const fs::path& common, const BranchVerdict& v)
                      "  inspect: git show --stat %s\n  let it go: git guard drop %s\n",
                      branch.c_str(), work.commits.size(), shell_quote(branch).c_str(),
                      shell_quote(branch).c_str());
+        journal_refusal(common, work, "a save holding unique commits; git guard drop lets it go", "branch delete");
         return false;
     }
     try {
@@ -163,6 +165,7 @@ bool guard_deletion(const fs::path& common, const BranchVerdict& v)
                      short_ref(s.ref).c_str(), shell_quote(short_ref(s.ref)).c_str());
     } catch (const Error& e) {
         std::fprintf(stderr, "git-guard: %s", refusal_message(work, e.what(), "delete").c_str());
+        journal_refusal(common, work, e.what(), "branch delete");
         return false;
     }
     return true;

@@ -1,5 +1,6 @@
 #include "guard/json.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace guard {
@@ -106,6 +107,142 @@ std::string json_array(const std::vector<std::string>& raw_items)
     for (size_t i = 0; i < raw_items.size(); ++i)
         out += (i ? "," : "") + raw_items[i];
     return out + "]";
+}
+
+} // namespace guard
+
+namespace guard {
+
+std::string json_or_null(std::string_view value)
+{
+    return value.empty() ? "null" : json_string(value);
+}
+
+namespace {
+
+// Reads the JSON reader's input left to right; every failure is `ok = false`.
+struct Reader {
+    std::string_view s;
+    size_t i = 0;
+    bool ok = true;
+
+    void blanks()
+    {
+        while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\n'))
+            ++i;
+    }
+    bool eat(char c)
+    {
+        blanks();
+        if (i < s.size() && s[i] == c) {
+            ++i;
+            return true;
+        }
+        return false;
+    }
+    static void append_utf8(std::string& out, unsigned code)
+    {
+        if (code < 0x100) { // our writer's \u00XX is a byte, valid UTF-8 or not
+            out += static_cast<char>(code);
+        } else if (code < 0x800) {
+            out += static_cast<char>(0xc0 | (code >> 6));
+            out += static_cast<char>(0x80 | (code & 0x3f));
+        } else {
+            out += static_cast<char>(0xe0 | (code >> 12));
+            out += static_cast<char>(0x80 | ((code >> 6) & 0x3f));
+            out += static_cast<char>(0x80 | (code & 0x3f));
+        }
+    }
+    std::string string()
+    {
+        std::string out;
+        if (!eat('"'))
+            return ok = false, out;
+        while (i < s.size() && s[i] != '"') {
+            char c = s[i++];
+            if (c != '\\') {
+                out += c;
+                continue;
+            }
+            if (i >= s.size())
+                break;
+            char e = s[i++];
+            const char* plain = "\"\\/bfnrt";
+            const char* meant = "\"\\/\b\f\n\r\t";
+            if (auto at = std::string_view(plain).find(e); at != std::string_view::npos) {
+                out += meant[at];
+            } else if (e == 'u' && i + 4 <= s.size()) {
+                unsigned code = 0;
+                for (size_t k = 0; k < 4; ++k) {
+                    char h = s[i + k];
+                    int digit = h >= '0' && h <= '9' ? h - '0' : h >= 'a' && h <= 'f' ? h - 'a' + 10
+                              : h >= 'A' && h <= 'F' ? h - 'A' + 10 : -1;
+                    ok = ok && digit >= 0;
+                    code = code * 16 + static_cast<unsigned>(std::max(digit, 0));
+                }
+                append_utf8(out, code);
+                i += 4;
+            } else {
+                ok = false;
+            }
+        }
+        ok = ok && eat('"');
+        return out;
+    }
+    // Skips a nested array or object, strings inside included.
+    void skip_nested()
+    {
+        int depth = 0;
+        do {
+            if (s[i] == '"') {
+                string();
+                continue;
+            }
+            depth += (s[i] == '[' || s[i] == '{') ? 1 : (s[i] == ']' || s[i] == '}') ? -1 : 0;
+            ++i;
+        } while (ok && depth > 0 && i < s.size());
+        ok = ok && depth == 0;
+    }
+};
+
+} // namespace
+
+std::optional<std::map<std::string, std::string>> parse_json_object(std::string_view line)
+{
+    Reader r{line};
+    std::map<std::string, std::string> out;
+    if (!r.eat('{'))
+        return std::nullopt;
+    if (r.eat('}'))
+        return out;
+    do {
+        std::string key = r.string();
+        if (!r.ok || !r.eat(':'))
+            return std::nullopt;
+        r.blanks();
+        if (r.i >= line.size())
+            return std::nullopt;
+        char c = line[r.i];
+        if (c == '"') {
+            out[key] = r.string();
+        } else if (c == '[' || c == '{') {
+            r.skip_nested();
+        } else {
+            size_t start = r.i;
+            while (r.i < line.size() && line[r.i] != ',' && line[r.i] != '}')
+                ++r.i;
+            std::string word(line.substr(start, r.i - start));
+            while (!word.empty() && word.back() == ' ')
+                word.pop_back();
+            if (word != "null")
+                out[key] = word;
+        }
+        if (!r.ok)
+            return std::nullopt;
+    } while (r.eat(','));
+    if (!r.eat('}'))
+        return std::nullopt;
+    return out;
 }
 
 } // namespace guard

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,5 +29,13 @@ private:
 };
 
 std::string json_array(const std::vector<std::string>& raw_items);
+
+// `value` as a JSON string, or `null` when it is empty: absent facts are null (DESIGN §10).
+std::string json_or_null(std::string_view value);
+
+// One flat JSON object as written by JsonObject: each key's value as text (strings
+// unescaped, \u00XX back to its byte; numbers, true and false as written). Keys whose value
+// is null, an array or an object are left out. Returns nothing when `line` is not an object.
+std::optional<std::map<std::string, std::string>> parse_json_object(std::string_view line);
 
 } // namespace guard

@@ -2,11 +2,14 @@
 
 #include "guard/error.hpp"
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
+#include <optional>
 #include <poll.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -47,6 +50,9 @@ void close_pair(int fds[2])
     close_pair(in);
     close_pair(out);
     close_pair(err);
+    // A bounded child leads its own process group, so a timeout also ends what it started.
+    if (options.timeout_ms > 0)
+        ::setpgid(0, 0);
     if (!options.cwd.empty() && ::chdir(options.cwd.c_str()) != 0)
         _exit(127);
     for (const auto& [key, value] : options.env)
@@ -59,8 +65,25 @@ void close_pair(int fds[2])
     _exit(127);
 }
 
+// Whether `pid` has exited, leaving it to be reaped.
+bool exited(pid_t pid)
+{
+    siginfo_t info{};
+    return ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0 ||
+           info.si_pid != 0;
+}
+
+int remaining_ms(std::chrono::steady_clock::time_point deadline)
+{
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    return static_cast<int>(std::max<long long>(0, left.count()));
+}
+
 // Feeds `input` and drains both outputs together so no pipe fills up and blocks.
-void pump(const std::string& input, int in_fd, int out_fd, int err_fd, RunResult& result)
+// With `timeout_ms` > 0, gives up at the deadline (result.timed_out) and closes the pipes.
+void pump(const std::string& input, int in_fd, int out_fd, int err_fd, RunResult& result,
+          std::optional<std::chrono::steady_clock::time_point> deadline)
 {
     size_t written = 0;
     if (input.empty()) {
@@ -69,7 +92,15 @@ void pump(const std::string& input, int in_fd, int out_fd, int err_fd, RunResult
     }
     while (in_fd >= 0 || out_fd >= 0 || err_fd >= 0) {
         pollfd fds[3] = {{in_fd, POLLOUT, 0}, {out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
-        if (::poll(fds, 3, -1) < 0) {
+        int wait = deadline ? remaining_ms(*deadline) : -1;
+        if (wait == 0) {
+            result.timed_out = true;
+            for (int fd : {in_fd, out_fd, err_fd})
+                if (fd >= 0)
+                    ::close(fd);
+            return;
+        }
+        if (::poll(fds, 3, wait) < 0) {
             if (errno == EINTR)
                 continue;
             throw Error(std::string("poll: ") + std::strerror(errno));
@@ -113,6 +144,8 @@ RunResult run(const std::vector<std::string>& argv, const RunOptions& options)
         throw Error(std::string("fork: ") + std::strerror(errno));
     if (pid == 0)
         start_child(argv, options, in, out, err);
+    if (options.timeout_ms > 0)
+        ::setpgid(pid, pid); // as the child does: whichever runs first, kill(-pid) reaches it
     ::close(in[0]);
     if (options.capture) {
         ::close(out[1]);
@@ -120,9 +153,21 @@ RunResult run(const std::vector<std::string>& argv, const RunOptions& options)
     }
     auto old_pipe = ::signal(SIGPIPE, SIG_IGN);
     RunResult result;
+    std::optional<std::chrono::steady_clock::time_point> deadline;
+    if (options.timeout_ms > 0)
+        deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(options.timeout_ms);
     pump(options.input, in[1], options.capture ? out[0] : -1, options.capture ? err[0] : -1,
-         result);
+         result, deadline);
     ::signal(SIGPIPE, old_pipe);
+    // The pipes are closed; a bounded child still gets only the rest of its time to exit.
+    while (deadline && !result.timed_out && !exited(pid)) {
+        if (remaining_ms(*deadline) == 0)
+            result.timed_out = true;
+        else
+            ::usleep(10000);
+    }
+    if (result.timed_out)
+        ::kill(-pid, SIGKILL); // the whole group: what the child started goes with it
     int status = 0;
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }

@@ -11,6 +11,7 @@ struct RunOptions {
     std::string input;                                        // written to the child's stdin
     std::vector<std::pair<std::string, std::string>> env;     // added or replaced
     bool capture = true;                                      // false: child shares our stdout/stderr
+    int timeout_ms = 0;  // > 0: past it the child's whole process group is killed (SIGKILL)
     bool judged = false; // the child is a git call the shim has judged: its own steps are
                          // marked as the front end marks them (GIT_GUARD_HANDLED)
 };
@@ -19,6 +20,7 @@ struct RunResult {
     int status = -1; // exit code, or 128 + signal
     std::string out;
     std::string err;
+    bool timed_out = false; // killed at RunOptions::timeout_ms
 };
 
 // Runs `argv` (argv[0] is a path or a name looked up on PATH) without a shell and waits.

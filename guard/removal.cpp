@@ -1,6 +1,7 @@
 // `git guard remove` and `git guard discard`: the complete removal for
 // orchestrators. A ladder: validate, save, verify, then remove.
 #include "guard/removal.hpp"
+#include "guard/journal.hpp"
 
 #include "guard/lock.hpp"
 #include "guard/plumbing.hpp"
@@ -85,8 +86,9 @@ fs::path repository_of(const fs::path& tree, const fs::path& start)
     return locate(start).common;
 }
 
-RemoveResult kept(const std::string& why)
+RemoveResult kept(const fs::path& common, const Work& work, const std::string& why)
 {
+    journal_refusal(common, work, why, "remove");
     RemoveResult r;
     r.message = why;
     return r;
@@ -158,10 +160,11 @@ RemoveResult remove_tree(const fs::path& start, const fs::path& path, const Remo
                     result.saved.push_back(*s);
             }
         } catch (const Error& e) {
-            return kept(refusal_message(work, e.what()));
+            return kept(common, work, refusal_message(work, e.what()));
         }
     } else {
         spdlog::warn("discarding {} without saving it", abs.string());
+        journal_record(common, {.kind = "discard", .path = abs.string(), .reason = "discard"});
     }
     // Point of no return: the work is on verified branches (or explicitly discarded).
     std::string git = find_real_git();
@@ -215,6 +218,7 @@ std::string discard(const fs::path& start, const std::string& target)
     git.out({"-c", "hook.reference-transaction.enabled=false", "update-ref", "-d", "refs/heads/" + name, was},
             "delete branch " + name);
     spdlog::warn("discarded branch {} (was {})", name, was);
+    journal_record(common, {.kind = "discard", .commit = was, .branch = name, .reason = "discard"});
     return "discarded branch " + name + " (was " + was.substr(0, 12) + ")";
 }
 

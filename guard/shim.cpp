@@ -3,6 +3,7 @@
 // arrives as GitCall. "Guarded?" is git's answer, asked before anything libgit2 could
 // fail on (DESIGN §0.4); which trees a removal or prune destroys is git's answer too.
 #include "guard/shim.hpp"
+#include "guard/journal.hpp"
 
 #include "guard/error.hpp"
 #include "guard/git.hpp"
@@ -65,6 +66,7 @@ int refuse(const Work& w, const std::string& why)
 {
     std::fprintf(stderr, "fatal: git-guard: %s", refusal_message(w, why).c_str());
     spdlog::warn("refused to let git run on {}: {}", w.path, why);
+    journal_refusal({}, w, why, "git worktree");
     return 128;
 }
 

@@ -1,5 +1,6 @@
 #include "guard/snapshot.hpp"
 
+#include "guard/journal.hpp"
 #include "guard/layout.hpp"
 #include "guard/lock.hpp"
 #include "guard/report.hpp"
@@ -190,8 +191,11 @@ std::string short_ref(const std::string& ref)
     return ref.starts_with("refs/heads/") ? ref.substr(11) : ref;
 }
 
-Saved save_existing(const fs::path& git_dir, const std::string& name, const std::string& commit,
-                    const SaveOptions& options)
+namespace {
+
+// A new save ref at `commit`, read back; the caller journals it.
+Saved point_at(const fs::path& git_dir, const std::string& name, const std::string& commit,
+               const SaveOptions& options)
 {
     Git git(common_of(git_dir));
     Saved s;
@@ -205,6 +209,22 @@ Saved save_existing(const fs::path& git_dir, const std::string& name, const std:
     verify(git, s);
     s.diffstat = "no new commit: the save holds " + commit.substr(0, 12);
     spdlog::info("saved {} at {} ({})", s.ref, commit, options.reason);
+    return s;
+}
+
+void journal_save(const fs::path& common, const Work& w, const Saved& s, const SaveOptions& options)
+{
+    journal_record(common, {.kind = "save", .ref = s.ref, .commit = s.commit, .path = w.path,
+                            .branch = w.branch, .reason = options.reason, .detail = s.diffstat});
+}
+
+} // namespace
+
+Saved save_existing(const fs::path& git_dir, const std::string& name, const std::string& commit,
+                    const SaveOptions& options)
+{
+    Saved s = point_at(git_dir, name, commit, options);
+    journal_record(common_of(git_dir), tip_save_event(s.ref, commit, name, options.reason));
     return s;
 }
 
@@ -222,7 +242,9 @@ std::optional<Saved> save_work(const fs::path& common, const Work& w, const std:
     if (!uncommitted && w.own_refs.empty()) {
         if (!w.head || w.commits.empty())
             return std::nullopt;
-        return save_existing(common, name, *w.head, options);
+        Saved s = point_at(common, name, *w.head, options);
+        journal_save(common, w, s, options);
+        return s;
     }
     Git git(w.git_dir, root);
     Staged staged = uncommitted ? stage_checkout(git, w, common)
@@ -242,6 +264,7 @@ std::optional<Saved> save_work(const fs::path& common, const Work& w, const std:
     verify(store, s);
     s.diffstat = diffstat(store, s.base, s.tree);
     spdlog::info("saved {} from {} to {} ({})", s.commit, w.path, s.ref, options.reason);
+    journal_save(common, w, s, options);
     return s;
 }
 
@@ -260,8 +283,13 @@ std::optional<Saved> save_husk(const fs::path& common, const fs::path& root, con
     if (!w.root.empty())
         return save_work(common, w, name, settings, options); // moved aside: its files are elsewhere
     std::error_code ec;
-    if (!fs::exists(root, ec))
-        return w.commits.empty() || !w.head ? std::nullopt : std::optional(save_existing(common, name, *w.head, options));
+    if (!fs::exists(root, ec)) {
+        if (w.commits.empty() || !w.head)
+            return std::nullopt;
+        Saved s = point_at(common, name, *w.head, options);
+        journal_save(common, w, s, options);
+        return s;
+    }
     Staged staged{stage_husk(common, root), "", {}};
     staged.index_tree = staged.worktree_tree;
     w.changes.push_back({".", ChangeKind::untracked, true, false});
@@ -273,6 +301,7 @@ std::optional<Saved> save_husk(const fs::path& common, const fs::path& root, con
     s.ref = create_ref(store, name, s.commit, options.ref_prefix);
     verify(store, s);
     s.diffstat = diffstat(store, s.base, s.tree);
+    journal_save(common, w, s, options);
     return s;
 }
 

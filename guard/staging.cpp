@@ -143,6 +143,11 @@ std::optional<NestedSave> save_nested(const Git& outer, const std::string& rel, 
                   .with_env("GIT_ALTERNATE_OBJECT_DIRECTORIES", absolute_path(own.common() / "objects").string());
     Staged staged = stage_checkout(git, w, common);
     n.commit = write_save(git, w, staged, Settings{}, "nested");
+    // git writes no object an alternate already has: the staged and working blobs that the
+    // nested store held go into the guarded store now, or the save would point at nothing.
+    std::string revs = n.commit + "\n" + (w.head ? "^" + *w.head + "\n" : "");
+    std::string pack = git.out({"pack-objects", "--revs", "--stdout", "-q"}, "pack the save of " + root.string(), revs);
+    Git(common).out({"index-pack", "--stdin", "--fix-thin"}, "copy the save of " + root.string(), pack);
     return n;
 }
 

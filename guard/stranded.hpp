@@ -1,24 +1,58 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace guard {
 
-// One stranded branch, with the facts its commit's trailers record.
-struct Stranded {
-    std::string ref;
+// A save ref and its commit, in either namespace of contract C1.
+struct SaveRef {
+    std::string ref;      // refs/heads/stranded/<name>/<stamp> or refs/stranded/<name>/<stamp>
     std::string commit;
-    std::string from;    // Stranded-From
-    std::string branch;  // Stranded-Branch
-    std::string reason;  // Stranded-Reason
-    long long time = 0;  // commit time, seconds since the epoch
 };
 
-std::vector<Stranded> list_stranded(const std::filesystem::path& start);
+// The common git dir of the repository containing `start`, asked of git.
+std::filesystem::path common_dir_of(const std::filesystem::path& start);
 
-// Deletes the stranded branch `name` (short or full) without saving; logged.
-void drop_stranded(const std::filesystem::path& start, const std::string& name);
+// Every save ref, through git's for-each-ref (any ref storage git supports).
+std::vector<SaveRef> save_refs(const std::filesystem::path& common_dir);
+
+// One save with its facts: from its trailers, else its journal record, else its ref name.
+struct Save {
+    std::string ref;
+    std::string commit;
+    std::string path;       // source tree path ("" when it came from a branch)
+    std::string branch;     // source branch ("" when detached)
+    std::string reason;     // the operation; never empty
+    std::string time;       // UTC ISO 8601 of the save
+    long long unix_time = 0;
+    std::string kind;       // "tree" (a save commit holds uncommitted work) or "commits"
+    int layout = 0;         // 2, 1 for save commits; 0 for "commits"
+    std::string summary;    // "Held …" from the save commit, or what the commits are
+    bool in_place = false;  // under refs/stranded/ (before reset --hard, checkout --, …)
+    std::optional<bool> backed_up; // nothing when no guard.backupRemote is configured
+};
+
+struct ListOptions {
+    bool in_place = false;     // --all: in-place saves too
+    std::string source;        // --source: a path or branch (or a part of one)
+    long long since = 0;       // --since, seconds since the epoch
+};
+
+std::vector<Save> list_saves(const std::filesystem::path& start, const ListOptions& options = {});
+
+// The save that `name` means: a full ref, `stranded/<…>` or `<name>/<stamp>` in either
+// namespace. Throws Error when there is none.
+Save find_save(const std::filesystem::path& start, const std::string& name);
+
+// Deletes the save `name` without saving (no hook runs), journaled as "drop".
+// Returns the full ref.
+std::string drop_stranded(const std::filesystem::path& start, const std::string& name);
+
+// `drop --published`: drops every save whose content is published (DESIGN §4.2) and
+// returns them; keeps the others.
+std::vector<Save> drop_published(const std::filesystem::path& start);
 
 } // namespace guard

@@ -199,10 +199,10 @@ run_cmd git -C "$WT" guard save --json
 assert_eq 0 "$RC" "save --json exits 0"
 assert_valid_json "$OUT" "save --json prints a JSON object"
 assert_jq "$OUT" 'has("path") and has("branch") and has("head") and has("verdict") and has("changes")
-    and has("commits") and has("excluded") and has("stranded") and has("commit") and has("diffstat")' \
+    and has("commits") and has("excluded") and has("ref") and has("commit") and has("diffstat")' \
     "a §10 key is missing from save --json"
-assert_jq "$OUT" ".stranded | startswith(\"refs/heads/stranded/wt/\")" "stranded is not the full ref"
-SAVED_REF=$(printf '%s' "$OUT" | jq -r .stranded)
+assert_jq "$OUT" ".ref | startswith(\"refs/heads/stranded/wt/\")" "ref is not the full save ref"
+SAVED_REF=$(printf "%s" "$OUT" | jq -r .ref)
 assert_jq "$OUT" ".commit == \"$(git -C "$R" rev-parse "$SAVED_REF" 2>/dev/null)\"" "commit is not what the ref holds"
 assert_contains "$OUT" '"caf\u00e9.txt"' "the non-UTF-8 name is not escaped in save --json"
 assert_eq "x" "$(git -C "$R" show "$SAVED_REF:$(printf 'caf\xe9.txt')" 2>&1)" "the non-UTF-8 file was not saved"
@@ -218,7 +218,7 @@ BEFORE=$(state_of "$WT")
 INNER_BEFORE=$(cd "$WT/inner/.git" && find . -type f -print0 | sort -z | xargs -0 sha1sum)
 run_cmd git -C "$WT" guard save --json
 assert_eq 0 "$RC" "a tree holding a nested repository was not saved: $ERR"
-SAVED_REF=$(printf '%s' "$OUT" | jq -r .stranded)
+SAVED_REF=$(printf '%s' "$OUT" | jq -r .ref)
 NESTED=$(git -C "$R" log -1 --format='%(trailers:key=Stranded-Nested,valueonly)' "$SAVED_REF" | head -1)
 assert_eq "inner" "${NESTED#* }" "the save names no nested save for inner"
 assert_eq "nested" "$(git -C "$R" show "${NESTED%% *}:f.txt" 2>&1)" "the nested repository's uncommitted file was lost"

@@ -163,3 +163,38 @@ BOOST_AUTO_TEST_CASE(object_and_array_shape)
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+// --- parse_json_object: the journal reads back what JsonObject wrote ------------------
+
+BOOST_AUTO_TEST_SUITE(json_parse)
+
+BOOST_AUTO_TEST_CASE(round_trip_of_odd_bytes_and_nulls)
+{
+    std::string odd = std::string("caf\xe9 \"q\" \\ \n\t\x01 \xc3\xa9", 15);
+    std::string line = guard::JsonObject()
+                           .add("path", odd)
+                           .add_null("branch")
+                           .add("ok", false)
+                           .add("pid", 42LL)
+                           .add_strings("list", {"a", "b]"})
+                           .add("after", "x")
+                           .str();
+    auto parsed = guard::parse_json_object(line);
+    BOOST_REQUIRE_MESSAGE(parsed, "a line JsonObject wrote does not parse: " << line);
+    BOOST_TEST((*parsed)["path"] == odd, "the non-UTF-8 path did not survive the journal");
+    BOOST_TEST(!parsed->count("branch"), "null read back as a value");
+    BOOST_TEST((*parsed)["ok"] == "false");
+    BOOST_TEST((*parsed)["pid"] == "42");
+    BOOST_TEST((*parsed)["after"] == "x", "a key after an array was lost");
+}
+
+BOOST_AUTO_TEST_CASE(torn_lines_are_not_objects)
+{
+    BOOST_TEST(!guard::parse_json_object("{\"kind\":\"sa"));
+    BOOST_TEST(!guard::parse_json_object("not json"));
+    BOOST_TEST(!guard::parse_json_object(""));
+    BOOST_TEST(guard::json_or_null("") == "null", "an absent value is not null");
+    BOOST_TEST(guard::json_or_null("x") == "\"x\"");
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,73 @@
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace guard {
+
+// One event of the audit record (DESIGN §13, contract C3).
+struct JournalEvent {
+    std::string kind;      // "save", "refusal", "discard", "drop", "restore", "push", "notify"
+    std::string ref;       // "" when none
+    std::string commit;    // "" when none
+    std::string path;      // source tree path ("" for a branch)
+    std::string branch;    // branch short name ("" when detached/none)
+    std::string reason;    // the operation ("worktree remove", "branch delete", "reset --hard", …)
+    std::string detail;    // free text (refusal message, diffstat, error)
+    std::string remote;    // push: the backup remote ("" otherwise)
+    bool ok = true;        // push, notify: whether it worked
+};
+
+struct Work;
+
+// The record of a refusal (DESIGN §8): `work`'s path and branch, `reason` the operation,
+// `message` the refusal text. `common_dir` empty: the repository of `work.path`. Never throws.
+void journal_refusal(const std::filesystem::path& common_dir, const Work& work,
+                     const std::string& message, const std::string& reason);
+
+// The save record of a ref pointed at an existing commit (no save commit made): `name` is
+// the branch for a branch deletion, else the tree's name.
+JournalEvent tip_save_event(const std::string& ref, const std::string& commit,
+                            const std::string& name, const std::string& reason);
+
+// One line of the journal as read back.
+struct JournalEntry {
+    JournalEvent event;
+    std::string time;      // UTC, ISO 8601 to the millisecond: 2026-12-01T07:30:00.123Z
+    long long pid = 0;
+};
+
+// `<common_dir>/guard/journal.jsonl`.
+std::filesystem::path journal_path(const std::filesystem::path& common_dir);
+
+// Appends one JSON line to the journal (append-only, oldest first, never truncated or
+// rotated), and, for kind == "save", runs guard.onSave and the guard.backupRemote push
+// (both bounded, never fatal). Never throws: a journal that cannot be written is logged.
+void journal_record(const std::filesystem::path& common_dir, const JournalEvent& event);
+
+// Only the append, without the save's follow-ups. Returns the line written ("" on failure).
+std::string journal_append(const std::filesystem::path& common_dir, const JournalEvent& event);
+
+// Every readable line, oldest first (a torn or foreign line is skipped and logged).
+std::vector<JournalEntry> read_journal(const std::filesystem::path& common_dir);
+
+// The JSON line of `entry`: time, kind, ref, commit, path, branch, reason, detail, remote,
+// ok, pid; absent values are null.
+std::string journal_json(const JournalEntry& entry);
+
+// While one is alive in this process, saves are journaled and notified but their backup
+// push waits for its destruction, which pushes once: for callers that save many refs at
+// once (the hook deleting 800 branches), so there is one push instead of 800.
+class DeferBackup {
+public:
+    explicit DeferBackup(std::filesystem::path common_dir);
+    ~DeferBackup();
+    DeferBackup(const DeferBackup&) = delete;
+    DeferBackup& operator=(const DeferBackup&) = delete;
+
+private:
+    std::filesystem::path m_common_dir;
+};
+
+} // namespace guard

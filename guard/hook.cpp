@@ -1,14 +1,19 @@
-// The reference-transaction hook's slow path. The static front end
-// (front/hook.c) sends only `prepared` transactions that delete a branch here,
-// and runs a chained user hook itself.
+// The reference-transaction hook's slow path. The static front end (front/hook.c)
+// sends only `prepared` transactions that delete a branch or a save here, once per
+// transaction, and runs a chained user hook itself. One pass judges every deletion
+// together (DESIGN §4.2), bounded by guard.hookTimeout.
 #include "guard/hook.hpp"
 
+#include "guard/deletion.hpp"
+#include "guard/transaction.hpp"
+#include "guard/error.hpp"
 #include "guard/lock.hpp"
 #include "guard/log.hpp"
-#include "guard/repo.hpp"
+#include "guard/process.hpp"
 #include "guard/report.hpp"
 #include "guard/shim.hpp"
 #include "guard/snapshot.hpp"
+#include "guard/work.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -20,42 +25,11 @@
 #include <sstream>
 
 namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
 
 namespace guard {
 
 namespace {
-
-struct Update {
-    std::string old_value;
-    std::string new_value;
-    std::string ref;
-};
-
-bool is_oid(const std::string& value)
-{
-    return value.size() == GIT_OID_HEXSZ && value.find_first_not_of("0123456789abcdef") == std::string::npos;
-}
-
-bool is_zero(const std::string& value)
-{
-    return is_oid(value) && value.find_first_not_of('0') == std::string::npos;
-}
-
-// Lines git cannot have written (or newer formats, `ref:<target>`) are skipped.
-std::vector<Update> parse_updates(std::istream& in)
-{
-    std::vector<Update> updates;
-    std::string line;
-    while (std::getline(in, line)) {
-        std::istringstream fields(line);
-        Update u;
-        if (fields >> u.old_value >> u.new_value >> u.ref &&
-            (is_oid(u.old_value) || u.old_value.starts_with("ref:")) &&
-            (is_oid(u.new_value) || u.new_value.starts_with("ref:")))
-            updates.push_back(u);
-    }
-    return updates;
-}
 
 std::vector<std::string> command_line(long pid)
 {
@@ -71,12 +45,13 @@ std::vector<std::string> command_line(long pid)
 }
 
 // The git that runs this hook: our parent, or the parent of the static front end
-// (git-guard-hook) when git ran us through it.
+// (git-guard-hook, or its link reference-transaction) when it did not exec us.
 std::vector<std::string> git_command_line()
 {
     long pid = ::getppid();
     auto argv = command_line(pid);
-    if (!argv.empty() && fs::path(argv[0]).filename() == "git-guard-hook") {
+    std::string name = argv.empty() ? "" : fs::path(argv[0]).filename().string();
+    if (name == "git-guard-hook" || name == "reference-transaction") {
         std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
         std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
         std::istringstream rest(text.substr(text.rfind(')') + 1));
@@ -106,11 +81,11 @@ bool runs_branch_move(const std::vector<std::string>& argv, const std::string& r
     return move && !last.empty() && ref != "refs/heads/" + last;
 }
 
-// `git branch -m` on 2.39 shows the hook only the old name's deletion. git has
+// `git branch -m` (2.39 and 2.55) shows the hook only the old name's deletion. git has
 // parked the old name's reflog at logs/refs/.tmp-renamed-log for the rename's
 // duration (a stale one, left by a crash, still lies next to the ref's own reflog
 // or ends at another tip); without a reflog, git's command line says it.
-bool is_rename(const fs::path& common, const std::string& ref, const git_oid& tip)
+bool is_rename(const fs::path& common, const std::string& ref, const std::string& tip)
 {
     std::error_code ec;
     std::ifstream parked(common / "logs" / "refs" / ".tmp-renamed-log");
@@ -118,66 +93,143 @@ bool is_rename(const fs::path& common, const std::string& ref, const git_oid& ti
     while (std::getline(parked, line))
         if (!line.empty())
             last = line;
-    if (last.size() > 2 * GIT_OID_HEXSZ && !fs::exists(common / "logs" / ref, ec) &&
-        last.substr(GIT_OID_HEXSZ + 1, GIT_OID_HEXSZ) == to_hex(tip))
+    size_t id = tip.size();
+    if (last.size() > 2 * id && !fs::exists(common / "logs" / ref, ec) && last.substr(id + 1, id) == tip)
         return true;
     return runs_branch_move(git_command_line(), ref);
 }
 
-Pending pending_of(const std::vector<Update>& updates)
+// The repository git runs the hook for: its git dir and common dir.
+std::pair<fs::path, fs::path> repository_dirs()
 {
-    Pending p;
-    for (const auto& u : updates) {
-        if (is_zero(u.new_value))
-            p.deleted.push_back(u.ref);
-        else if (is_oid(u.new_value))
-            p.created.push_back(parse_oid(u.new_value));
-    }
-    return p;
+    // git runs a hook in the tree root (the git dir when bare): ask git from there.
+    RunResult plain = run({find_real_git(), "rev-parse", "--absolute-git-dir", "--git-common-dir"});
+    if (plain.status != 0)
+        throw Error("cannot find the repository: " + plain.err);
+    std::istringstream lines(plain.out);
+    std::string git_dir, common;
+    std::getline(lines, git_dir);
+    std::getline(lines, common);
+    fs::path common_path = fs::path(common).is_absolute() ? fs::path(common) : fs::current_path() / common;
+    return {git_dir, common_path.lexically_normal()};
 }
 
-// Saves one deleted branch's work. Returns false when the deletion must be refused.
-bool guard_deletion(git_repository* repo, const Settings& settings, const Update& u,
-                    const Pending& pending)
+// The branches and saves that lose commits, bundled in one file under
+// <common>/guard/bundles/ instead of saved as refs: a mirror's `fetch --prune` deletes
+// every ref its remote lacks, saves included (DESIGN §4.2). The refs still exist in
+// `prepared`, so the bundle names them; it holds their whole history, so it restores
+// on its own. Returns false after saying why it could not be written.
+bool keep_in_bundle(const fs::path& git_dir, const fs::path& common,
+                    const std::vector<const BranchVerdict*>& kept)
 {
-    std::string branch = u.ref.substr(11);
-    git_oid tip;
-    if (is_oid(u.old_value) && !is_zero(u.old_value)) {
-        tip = parse_oid(u.old_value);
-    } else if (git_reference_name_to_id(&tip, repo, u.ref.c_str()) < 0) {
-        git_error_clear();
-        return true; // nothing there to lose
-    }
-    if (is_rename(common_dir(repo), u.ref, tip))
-        return true;
-    PathLock lock(common_dir(repo), u.ref, settings.lock_timeout);
-    Work work = inspect_branch(repo, branch, tip, settings, pending);
-    if (work.verdict != Verdict::has_work)
-        return true;
-    if (branch.starts_with("stranded/")) {
-        std::fprintf(stderr,
-                     "git-guard: refusing to delete %s: it holds %zu commit(s) found on no other ref.\n"
-                     "  inspect: git show --stat %s\n  let it go: git guard drop %s\n",
-                     branch.c_str(), work.commits.size(), shell_quote(branch).c_str(),
-                     shell_quote(branch).c_str());
-        return false;
-    }
-    try {
-        Saved s = save_tip(repo, branch, tip, {.reason = "branch delete"});
-        std::fprintf(stderr, "git-guard: saved branch %s to %s (git show --stat %s)\n", branch.c_str(),
-                     s.ref.substr(11).c_str(), shell_quote(s.ref.substr(11)).c_str());
-    } catch (const Error& e) {
-        std::fprintf(stderr, "git-guard: %s", refusal_message(work, e.what(), "delete").c_str());
-        return false;
-    }
+    fs::path dir = common / "guard" / "bundles";
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    fs::path file = dir / (utc_stamp() + ".bundle");
+    for (int n = 2; fs::exists(file, ec); ++n)
+        file = dir / (utc_stamp() + "-" + std::to_string(n) + ".bundle");
+    std::vector<std::string> args{"bundle", "create", "-q", file.string()};
+    for (const auto* v : kept)
+        args.push_back(v->deletion.ref);
+    auto r = run_git_bounded(git_dir, args, "", Clock::now() + std::chrono::minutes(10));
+    auto heads = run_git_bounded(git_dir, {"bundle", "list-heads", file.string()}, "",
+                                 Clock::now() + std::chrono::minutes(1));
+    for (const auto* v : kept)
+        if (!r || r->status != 0 || !heads || heads->out.find(v->deletion.old_oid + " " + v->deletion.ref) == std::string::npos) {
+            std::fprintf(stderr, "git-guard: cannot keep %s in %s: git bundle failed; refusing the deletion\n",
+                         v->deletion.ref.c_str(), file.c_str());
+            return false;
+        }
+    for (const auto* v : kept)
+        std::fprintf(stderr, "git-guard: kept %s in %s (recover: git fetch %s %s:%s)\n",
+                     v->deletion.ref.c_str(), file.c_str(), shell_quote(file.string()).c_str(),
+                     v->deletion.ref.c_str(), v->deletion.ref.c_str());
     return true;
 }
 
-fs::path repository_start()
+// Names the save refs `git guard drop` is letting go ($GIT_GUARD_DROP, one a line).
+bool being_dropped(const std::string& ref)
 {
-    if (const char* dir = std::getenv("GIT_DIR"); dir && *dir)
-        return dir;
-    return fs::current_path();
+    const char* env = std::getenv("GIT_GUARD_DROP");
+    std::istringstream lines(env ? env : "");
+    std::string line;
+    while (std::getline(lines, line))
+        if (line == ref)
+            return true;
+    return false;
+}
+
+// Saves one verdict's tip; false after printing the refusal.
+bool save_verdict(const fs::path& git_dir, const BranchVerdict& v)
+{
+    std::string branch = v.deletion.ref.substr(11);
+    try {
+        Saved s = save_existing(git_dir, branch, v.deletion.old_oid, {.reason = "branch delete"});
+        std::fprintf(stderr, "git-guard: saved branch %s to %s (git show --stat %s)\n", branch.c_str(),
+                     s.ref.substr(11).c_str(), shell_quote(s.ref.substr(11)).c_str());
+        return true;
+    } catch (const std::exception& e) {
+        Work w;
+        w.branch = branch;
+        w.verdict = Verdict::has_work;
+        w.commits = v.commits;
+        std::fprintf(stderr, "git-guard: %s", refusal_message(w, e.what(), "delete").c_str());
+        return false;
+    }
+}
+
+// Resolves tips git did not check, drops renames, and leaves what must be judged.
+void prepare(const fs::path& git_dir, const fs::path& common, RefTransaction& tx)
+{
+    std::vector<Deletion> kept;
+    for (auto& d : tx.deletions) {
+        if (d.old_oid.empty()) {
+            auto r = run_git_bounded(git_dir, {"rev-parse", "-q", "--verify", d.ref + "^{object}"}, "",
+                                     Clock::now() + std::chrono::seconds(10));
+            d.old_oid = r && r->status == 0 ? r->out.substr(0, r->out.find('\n')) : "";
+        }
+        if (d.old_oid.empty() || (!is_save_ref(d.ref) && d.ref.starts_with("refs/heads/") &&
+                                  is_rename(common, d.ref, d.old_oid)))
+            tx.other_deleted.push_back(d.ref); // nothing there, or a rename: nothing to lose
+        else
+            kept.push_back(d);
+    }
+    tx.deletions = kept;
+}
+
+int guard_transaction(const fs::path& git_dir, const fs::path& common, Input& in, const HookSettings& h)
+{
+    prepare(git_dir, common, in.tx);
+    auto deadline = Clock::now() + h.timeout;
+    auto verdicts = in.tx.deletions.empty() ? std::vector<BranchVerdict>{}
+                                            : judge_deletions(git_dir, in.tx, h.settings, deadline);
+    bool ok = true;
+    size_t unchecked = 0;
+    std::vector<const BranchVerdict*> to_bundle;
+    for (const auto& v : verdicts) {
+        if (v.commits.empty())
+            continue;
+        unchecked += v.unchecked;
+        PathLock lock(common, v.deletion.ref, h.settings.lock_timeout);
+        if (h.mirror)
+            to_bundle.push_back(&v);
+        else if (is_save_ref(v.deletion.ref) && !being_dropped(v.deletion.ref)) {
+            std::string name = v.deletion.ref.substr(v.deletion.ref.starts_with("refs/heads/") ? 11 : 5);
+            std::fprintf(stderr,
+                         "git-guard: refusing to delete %s: it holds %zu commit(s) found on no other ref.\n"
+                         "  inspect: git show --stat %s\n  let it go: git guard drop %s\n",
+                         name.c_str(), v.commits.size(), shell_quote(name).c_str(), shell_quote(name).c_str());
+            ok = false;
+        } else if (!is_save_ref(v.deletion.ref))
+            ok = save_verdict(git_dir, v) && ok;
+    }
+    if (!to_bundle.empty())
+        ok = keep_in_bundle(git_dir, common, to_bundle) && ok;
+    if (unchecked)
+        std::fprintf(stderr, "git-guard: guard.hookTimeout (%llds) passed: kept %zu tip(s) without "
+                             "checking whether they are published\n",
+                     static_cast<long long>(h.timeout.count()), unchecked);
+    return ok ? 0 : 1;
 }
 
 } // namespace
@@ -186,25 +238,22 @@ int run_hook(const std::vector<std::string>& args)
 {
     if (args.size() < 2 || args[0] != "reference-transaction" || args[1] != "prepared")
         return 0;
-    auto updates = parse_updates(std::cin);
-    Pending pending = pending_of(updates);
-    bool deletes_branch = false;
-    for (const auto& u : updates)
-        deletes_branch = deletes_branch || (is_zero(u.new_value) && u.ref.starts_with("refs/heads/"));
-    if (!deletes_branch)
+    std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+    Input in = parse_input(text);
+    // git cannot be deleting a ref it cannot name: such lines are named and ignored.
+    if (!in.unreadable.empty())
+        std::fprintf(stderr, "git-guard: ignored %zu ref update line(s) git does not write, the first: %s\n",
+                     in.unreadable.size(), shell_quote(in.unreadable[0].substr(0, 100)).c_str());
+    if (in.tx.deletions.empty())
         return 0;
     try {
-        LibGit2 libgit2;
-        Repository repo = open_repository(repository_start());
-        Settings settings = read_settings(repo.get());
-        if (!settings.enabled)
+        auto [git_dir, common] = repository_dirs();
+        HookSettings h = hook_settings(git_dir);
+        if (!h.settings.enabled)
             return 0;
-        init_log(common_dir(repo.get()), false);
-        bool ok = true;
-        for (const auto& u : updates)
-            if (is_zero(u.new_value) && u.ref.starts_with("refs/heads/"))
-                ok = guard_deletion(repo.get(), settings, u, pending) && ok;
-        return ok ? 0 : 1;
+        init_log(common, false);
+        LibGit2 libgit2; // for the saves: libgit2 writes refs without running hooks
+        return guard_transaction(git_dir, common, in, h);
     } catch (const std::exception& e) {
         // A deletion whose safety cannot be established is refused.
         std::fprintf(stderr, "git-guard: cannot check a branch deletion, refusing it: %s\n", e.what());

@@ -1,12 +1,16 @@
-// git-guard-hook: the first stage of the reference-transaction hook, run by the stub
-// as `git-guard-hook <hook path> <state>`. It starts the full git-guard only when the
-// prepared transaction deletes a branch; every other transaction costs one small
-// process. A user's earlier hook, moved to reference-transaction.guard-chained, runs
-// after it with the same input, in every state.
+// git-guard-hook: the first stage of the reference-transaction hook. git starts it
+// directly, with no shell (DESIGN §11): the installed hook is a link to it, run as
+// `<hook path> <state>`; a configured hook (git >= 2.54) runs it as
+// `git-guard-hook <state>`; the first version's stub ran `git-guard-hook <hook path>
+// <state>`. It starts the full git-guard only when a prepared transaction deletes a
+// branch or a save; every other transaction costs one small process. A user's earlier
+// hook, moved to reference-transaction.guard-chained, runs after it with the same
+// input, in every state.
 #include "common.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-enum { k_small_input = 65536, k_max_parent_args = 64 };
+enum { k_small_input = 65536 };
 
 static char s_small[k_small_input];
 static char* s_input = s_small;
@@ -49,7 +53,7 @@ static int read_input(void)
 static int is_hex(const char* s, size_t length)
 {
     for (size_t i = 0; i < length; ++i)
-        if (!strchr("0123456789abcdef", s[i]) || !s[i])
+        if (!s[i] || !strchr("0123456789abcdef", s[i]))
             return 0;
     return 1;
 }
@@ -64,71 +68,173 @@ static int is_zero_id(const char* s, size_t length)
     return 1;
 }
 
-// Whether `line` is `<old> <new> refs/heads/<name>` with an all-zero <new>. <old> is an
-// object id of the same length, or `ref:<target>` (git >= 2.46); anything else is not
-// a deletion.
-static int is_branch_deletion(const char* line, size_t length, const char** ref,
-                              size_t* ref_length)
+static int has_prefix(const char* s, size_t length, const char* prefix)
+{
+    size_t n = strlen(prefix);
+    return length > n && memcmp(s, prefix, n) == 0;
+}
+
+// Branches and saves: the refs whose deletion can lose work (DESIGN §4.2, C1).
+static int is_guarded_ref(const char* s, size_t length)
+{
+    return has_prefix(s, length, "refs/heads/") || has_prefix(s, length, "refs/stranded/");
+}
+
+enum line_kind { k_other, k_deletion, k_unreadable };
+
+// `<old> <new> <ref>` deleting a branch or a save: <new> all zeros, <old> an id of the
+// same length (all zeros when git did not check it). An old `ref:<target>` (2.46) is a
+// symbolic ref's deletion, which holds no commits; a new `ref:` value is no deletion.
+// A line naming a guarded ref in a form git never writes is unreadable: it is named
+// on stderr and otherwise ignored (git cannot be deleting a ref it cannot name).
+static enum line_kind classify(const char* line, size_t length, const char** old_id,
+                               size_t* old_length)
 {
     const char* end = line + length;
     const char* old_end = memchr(line, ' ', length);
     const char* new_end = old_end ? memchr(old_end + 1, ' ', (size_t)(end - old_end - 1)) : NULL;
-    if (!new_end)
-        return 0;
-    size_t old_length = (size_t)(old_end - line);
-    size_t new_length = (size_t)(new_end - old_end - 1);
-    *ref = new_end + 1;
-    *ref_length = (size_t)(end - *ref);
-    int old_ok = (old_length == new_length && is_hex(line, old_length)) ||
-                 (old_length > 4 && memcmp(line, "ref:", 4) == 0);
-    return old_ok && is_zero_id(old_end + 1, new_length) && *ref_length > 11 &&
-           memcmp(*ref, "refs/heads/", 11) == 0 && !memchr(*ref, ' ', *ref_length);
+    if (!new_end) {
+        int mentions = memmem(line, length, "refs/heads/", 11) || memmem(line, length, "refs/stranded/", 14);
+        return mentions ? k_unreadable : k_other;
+    }
+    const char* new_id = old_end + 1;
+    const char* ref = new_end + 1;
+    size_t ref_length = (size_t)(end - ref);
+    size_t new_length = (size_t)(new_end - new_id);
+    *old_id = line;
+    *old_length = (size_t)(old_end - line);
+    if (!is_guarded_ref(ref, ref_length))
+        return k_other;
+    if (memchr(ref, ' ', ref_length) || memchr(ref, '\r', ref_length) || memchr(ref, '\0', ref_length))
+        return k_unreadable;
+    if (has_prefix(new_id, new_length, "ref:"))
+        return k_other;
+    if ((new_length != 40 && new_length != 64) || !is_hex(new_id, new_length))
+        return k_unreadable;
+    if (!is_zero_id(new_id, new_length) || has_prefix(line, *old_length, "ref:"))
+        return k_other;
+    return *old_length == new_length && is_hex(line, *old_length) ? k_deletion : k_unreadable;
 }
 
-// Counts the branch deletions in the input; with `why`, reports each as unchecked.
-static int scan_deletions(const char* why)
+// The common git dir of the repository git runs the hook for. git runs a hook in the
+// root of the working tree (in the git dir when bare) and exports GIT_DIR only when it
+// was given one, so follow what git itself would find.
+static int common_dir(char* out, size_t size)
 {
-    int count = 0;
-    for (const char* line = s_input; line < s_input + s_size;) {
+    const char* env = getenv("GIT_COMMON_DIR");
+    if (env && *env)
+        return snprintf(out, size, "%s", env) < (int)size ? 0 : -1;
+    char dir[k_path_max];
+    env = getenv("GIT_DIR");
+    struct stat st;
+    if (env && *env)
+        snprintf(dir, sizeof dir, "%s", env);
+    else if (stat(".git", &st) == 0 && S_ISDIR(st.st_mode))
+        snprintf(dir, sizeof dir, ".git");
+    else if (stat(".git", &st) == 0) {
+        char line[k_path_max] = "";
+        FILE* f = fopen(".git", "re");
+        if (!f || !fgets(line, sizeof line, f) || strncmp(line, "gitdir: ", 8) != 0) {
+            if (f)
+                fclose(f);
+            return -1;
+        }
+        fclose(f);
+        line[strcspn(line, "\n")] = '\0';
+        snprintf(dir, sizeof dir, "%s", line + 8);
+    } else
+        snprintf(dir, sizeof dir, ".");
+    char path[k_path_max + 16], rel[k_path_max] = "";
+    snprintf(path, sizeof path, "%s/commondir", dir);
+    FILE* f = fopen(path, "re");
+    if (f && fgets(rel, sizeof rel, f)) {
+        rel[strcspn(rel, "\n")] = '\0';
+        fclose(f);
+        return snprintf(out, size, rel[0] == '/' ? "%2$s" : "%1$s/%2$s", dir, rel) < (int)size ? 0 : -1;
+    }
+    if (f)
+        fclose(f);
+    return snprintf(out, size, "%s", dir) < (int)size ? 0 : -1;
+}
+
+// Whether every deletion is ref packing pruning a loose ref (pack-refs, gc, auto-gc,
+// maintenance, `git refs optimize`): the ref's old value is already in packed-refs,
+// and nobody holds packed-refs.lock. A real deletion of a packed ref holds that lock
+// in `prepared` (git rewrites packed-refs), and one of a loose-only ref is not in
+// packed-refs at its old value. A deletion git did not check (old all zeros) is real.
+// Observed the same on git 2.39 and 2.55; any doubt counts as a real deletion.
+static int only_pruning(void)
+{
+    char common[k_path_max], path[k_path_max + 32];
+    if (common_dir(common, sizeof common) != 0)
+        return 0;
+    snprintf(path, sizeof path, "%s/packed-refs.lock", common);
+    if (access(path, F_OK) == 0)
+        return 0;
+    snprintf(path, sizeof path, "%s/packed-refs", common);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || st.st_size == 0) {
+        if (fd >= 0)
+            close(fd);
+        return 0;
+    }
+    char* packed = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (packed == MAP_FAILED)
+        return 0;
+    int all = 1;
+    for (const char* line = s_input; all && line < s_input + s_size;) {
         const char* newline = memchr(line, '\n', (size_t)(s_input + s_size - line));
         const char* end = newline ? newline : s_input + s_size;
-        const char* ref;
-        size_t ref_length;
-        if (is_branch_deletion(line, (size_t)(end - line), &ref, &ref_length)) {
-            ++count;
-            if (why)
-                fprintf(stderr, "git-guard: cannot check the deletion of %.*s: %s\n",
-                        (int)ref_length, ref, why);
+        const char* old_id;
+        size_t old_length;
+        if (classify(line, (size_t)(end - line), &old_id, &old_length) == k_deletion) {
+            // packed-refs holds "<old> <ref>\n": the line without its zero new value.
+            const char* ref = old_id + 2 * old_length + 2;
+            char want[k_path_max];
+            int n = snprintf(want, sizeof want, "%.*s %.*s\n", (int)old_length, old_id,
+                             (int)(end - ref), ref);
+            all = !is_zero_id(old_id, old_length) && n > 0 && (size_t)n < sizeof want &&
+                  ((size_t)n <= (size_t)st.st_size && memmem(packed, (size_t)st.st_size, want, (size_t)n));
         }
         line = end + 1;
     }
-    return count;
+    munmap(packed, (size_t)st.st_size);
+    return all;
 }
 
-// Whether our parent is `git pack-refs` (run alone, or by gc and auto-gc). On git 2.39
-// it reports each loose ref it prunes as a deletion, although the ref lives on in
-// packed-refs.
-static int parent_is_pack_refs(void)
+// How many lines delete a branch or a save. With `why`, names each as unguarded.
+// Names the first unreadable line (and how many there were) on stderr.
+static int scan(const char* why)
 {
-    char path[64], cmdline[4096];
-    snprintf(path, sizeof path, "/proc/%d/cmdline", (int)getppid());
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    ssize_t n = read(fd, cmdline, sizeof cmdline - 1);
-    close(fd);
-    if (n <= 0)
-        return 0;
-    cmdline[n] = '\0';
-    char* args[k_max_parent_args];
-    int count = 0;
-    for (char* arg = cmdline; arg < cmdline + n && count < k_max_parent_args;
-         arg += strlen(arg) + 1)
-        args[count++] = arg;
-    if (strcmp(base_name(args[0]), "git-pack-refs") == 0)
-        return 1;
-    int at = skip_git_options(count, args, 1, NULL);
-    return at >= 0 && strcmp(args[at], "pack-refs") == 0;
+    int count = 0, unreadable = 0;
+    for (const char* line = s_input; line < s_input + s_size;) {
+        const char* newline = memchr(line, '\n', (size_t)(s_input + s_size - line));
+        const char* end = newline ? newline : s_input + s_size;
+        const char* old_id;
+        size_t old_length;
+        enum line_kind kind = classify(line, (size_t)(end - line), &old_id, &old_length);
+        count += kind == k_deletion;
+        if (!why && kind == k_unreadable && unreadable++ == 0) {
+            fputs("git-guard: ignored a ref update git does not write: '", stderr);
+            for (const char* c = line; c < end && c < line + 100; ++c)
+                fputs(*c >= 32 && *c < 127 ? (char[]){*c, 0} : "?", stderr);
+            fputs("'\n", stderr);
+        }
+        if (why && kind == k_deletion) {
+            const char* ref = old_id + 2 * old_length + 2;
+            fprintf(stderr, "git-guard: refusing to delete %.*s unchecked: %s\n",
+                    (int)(end - ref), ref, why);
+        }
+        line = end + 1;
+    }
+    if (unreadable > 1)
+        fprintf(stderr, "git-guard: ... %d such lines in all\n", unreadable);
+    if (why && count)
+        fprintf(stderr, "git-guard: reinstall git-guard (git guard install), or delete "
+                        "with the guard off: git -c core.hooksPath=/dev/null ...\n");
+    return count;
 }
 
 // A file holding the input, rewound before each child so that each reads all of it.
@@ -152,46 +258,40 @@ static int input_file(void)
     return fd;
 }
 
-// Runs `argv` with the input on its stdin. Returns its status, or -1 with `why` set
-// when it could not be started.
-static int run_with_input(char* const argv[], int input, const char** why, int* signal_number)
+// C5: git-guard next to our resolved executable, then ../../bin/git-guard from there
+// (the installed libexec layout), then the path in `git-guard.path` beside the hook.
+// Writes every place tried into `tried` when none holds it.
+static int find_full(const char* hook_path, char* full, size_t size, char* tried, size_t tried_size)
 {
-    pid_t pid = -1;
-    if (input < 0 || lseek(input, 0, SEEK_SET) != 0)
-        *why = "cannot hand it the ref updates";
-    else if ((pid = spawn(argv, input, -1, 0)) < 0)
-        *why = strerror(errno);
-    return pid < 0 ? -1 : wait_for(pid, signal_number);
+    char dir[k_path_max];
+    tried[0] = '\0';
+    if (self_dir(dir, sizeof dir) == 0) {
+        if (join_path(full, size, dir, "git-guard") == 0 && access(full, X_OK) == 0)
+            return 0;
+        snprintf(tried, tried_size, "%s", full);
+        if (join_path(full, size, dir, "../../bin/git-guard") == 0 && access(full, X_OK) == 0)
+            return 0;
+        snprintf(tried + strlen(tried), tried_size - strlen(tried), ", %s", full);
+    }
+    const char* slash = strrchr(hook_path, '/');
+    char sidecar[k_path_max];
+    snprintf(sidecar, sizeof sidecar, "%.*s/git-guard.path", slash ? (int)(slash - hook_path) : 1,
+             slash ? hook_path : ".");
+    FILE* f = fopen(sidecar, "re");
+    full[0] = '\0';
+    if (f) {
+        if (fgets(full, (int)size, f))
+            full[strcspn(full, "\r\n")] = '\0';
+        fclose(f);
+        if (full[0] && access(full, X_OK) == 0)
+            return 0;
+    }
+    snprintf(tried + strlen(tried), tried_size - strlen(tried), ", %s%s%s%s", sidecar,
+             full[0] ? " (naming " : "", full, full[0] ? ")" : " (none)");
+    return -1;
 }
 
-// Hands the transaction to the full git-guard; its status is ours.
-static int guard_deletions(const char* state, int input)
-{
-    char dir[k_path_max], full[k_path_max], why[k_path_max + 64];
-    if (self_dir(dir, sizeof dir) != 0 || join_path(full, sizeof full, dir, "git-guard") != 0) {
-        scan_deletions("cannot find git-guard next to git-guard-hook");
-        return 1;
-    }
-    if (input < 0) {
-        scan_deletions("cannot hand the ref updates to git-guard");
-        return 1;
-    }
-    char* argv[] = {full, (char*)"hook", (char*)"reference-transaction", (char*)state, NULL};
-    const char* reason = NULL;
-    int signal_number = 0;
-    int status = run_with_input(argv, input, &reason, &signal_number);
-    if (status < 0)
-        snprintf(why, sizeof why, "cannot run %s: %s", full, reason);
-    else if (signal_number)
-        snprintf(why, sizeof why, "%s was killed by signal %d", full, signal_number);
-    else
-        return status;
-    scan_deletions(why);
-    return 1;
-}
-
-// Writes the user's earlier hook, next to `hook_path`, into `chained`. Returns whether
-// it is installed and executable.
+// The user's earlier hook beside `hook_path`, when one is installed and executable.
 static int find_chained(const char* hook_path, char* chained, size_t size)
 {
     const char* slash = strrchr(hook_path, '/');
@@ -203,15 +303,20 @@ static int find_chained(const char* hook_path, char* chained, size_t size)
            access(chained, X_OK) == 0;
 }
 
-// Runs the user's earlier hook: its status, as git would have seen it.
-static int run_chained(char* chained, const char* state, int input)
+// Runs `argv` with the input on its stdin; it dies with us (SIGKILL on our death).
+// Returns its status, or 1 after saying why it could not run or was killed.
+static int run_tied(char* const argv[], int input)
 {
-    char* argv[] = {chained, (char*)state, NULL};
-    const char* why = NULL;
-    int status = run_with_input(argv, input, &why, NULL);
-    if (status >= 0)
+    int signal_number = 0;
+    pid_t pid = input < 0 || lseek(input, 0, SEEK_SET) != 0 ? -1 : spawn_tied(argv, input, SIGKILL);
+    int status = pid < 0 ? -1 : wait_for(pid, &signal_number);
+    if (status >= 0 && !signal_number)
         return status;
-    fprintf(stderr, "git-guard: cannot run %s: %s\n", chained, why);
+    if (status < 0)
+        fprintf(stderr, "git-guard: cannot run %s: %s\n", argv[0],
+                input < 0 ? "cannot hand it the ref updates" : strerror(errno));
+    else
+        fprintf(stderr, "git-guard: %s was killed by signal %d\n", argv[0], signal_number);
     return 1;
 }
 
@@ -219,24 +324,40 @@ int main(int argc, char** argv)
 {
     if (wants_guard_version(argc, argv, "git-guard-hook"))
         return 0;
-    if (argc < 2) {
-        fputs("usage: git-guard-hook <hook path> <state>\n", stderr);
+    if (argc < 2 || argc > 3) {
+        fputs("usage: <hook path> <state>, or git-guard-hook [<hook path>] <state>\n", stderr);
         return 2;
     }
-    const char* state = argc > 2 ? argv[2] : NULL;
-    int prepared = state && strcmp(state, "prepared") == 0;
+    const char* hook_path = argc == 3 ? argv[1] : argv[0];
+    const char* state = argv[argc - 1];
+    int prepared = strcmp(state, "prepared") == 0;
     if (read_input() != 0 && prepared) {
         // What went unread may delete a branch: refuse rather than let it through.
         fprintf(stderr, "git-guard: cannot read the ref updates: %s\n", strerror(errno));
         return 1;
     }
-    int deletions = prepared && scan_deletions(NULL) > 0 && !parent_is_pack_refs();
+    int guarded = prepared && scan(NULL) > 0 && !only_pruning();
     char chained[k_path_max];
-    int has_chained = find_chained(argv[1], chained, sizeof chained);
-    if (!deletions && !has_chained)
+    int has_chained = find_chained(hook_path, chained, sizeof chained);
+    if (!guarded && !has_chained)
         return 0;
+    char full[k_path_max], tried[4 * k_path_max], why[5 * k_path_max];
+    if (guarded && find_full(hook_path, full, sizeof full, tried, sizeof tried) != 0) {
+        snprintf(why, sizeof why, "git-guard is missing (looked for %s)", tried);
+        scan(why);
+        return 1;
+    }
     int input = input_file();
-    int ours = deletions ? guard_deletions(state, input) : 0;
-    int theirs = has_chained ? run_chained(chained, state, input) : 0;
-    return ours ? ours : theirs;
+    char* ours[] = {full, (char*)"hook", (char*)"reference-transaction", (char*)state, NULL};
+    if (guarded && !has_chained && input >= 0 && lseek(input, 0, SEEK_SET) == 0) {
+        // Nothing runs after it: become it, so that whoever kills the hook kills it.
+        dup2(input, 0);
+        execv(full, ours);
+        fprintf(stderr, "git-guard: cannot run %s: %s\n", full, strerror(errno));
+        return 1;
+    }
+    int status = guarded ? run_tied(ours, input) : 0;
+    char* theirs[] = {chained, (char*)state, NULL};
+    int chained_status = has_chained ? run_tied(theirs, input) : 0;
+    return status ? status : chained_status;
 }

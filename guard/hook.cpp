@@ -99,6 +99,51 @@ bool is_rename(const fs::path& common, const std::string& ref, const std::string
     return runs_branch_move(git_command_line(), ref);
 }
 
+// git's pid and start time: our parent, or the front end's parent when it forked us.
+std::string git_identity()
+{
+    auto stat_of = [](long pid) {
+        std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+        std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        std::istringstream rest(text.substr(text.rfind(')') + 2));
+        std::vector<std::string> fields{std::istream_iterator<std::string>(rest), {}};
+        return fields; // fields[0] is field 3 (state)
+    };
+    long pid = ::getppid();
+    auto name = command_line(pid);
+    if (!name.empty() && (fs::path(name[0]).filename() == "git-guard-hook" ||
+                          fs::path(name[0]).filename() == "reference-transaction")) {
+        auto f = stat_of(pid);
+        pid = f.size() > 1 ? std::stol(f[1]) : 0;
+    }
+    auto f = stat_of(pid);
+    return f.size() > 19 ? std::to_string(pid) + " " + f[19] : "";
+}
+
+// Tells the front end what this git process already had judged (see already_judged
+// in front/hook.c): git 2.39 runs the hook again for each loose ref of a branch -D.
+// Written whole, then renamed: a killed run leaves at most a stray temporary file.
+void record_judged(const fs::path& common, const RefTransaction& tx)
+{
+    std::string who = git_identity();
+    if (who.empty())
+        return;
+    std::error_code ec;
+    fs::create_directories(common / "guard", ec);
+    fs::path tmp = common / "guard" / ("hook-judged." + std::to_string(::getpid()) + ".tmp");
+    {
+        std::ofstream out(tmp, std::ios::trunc);
+        out << who << "\n";
+        for (const auto& d : tx.deletions)
+            out << d.old_oid << " " << d.ref << "\n";
+        if (!out)
+            return;
+    }
+    fs::rename(tmp, common / "guard" / "hook-judged", ec);
+    if (ec)
+        fs::remove(tmp, ec);
+}
+
 // The repository git runs the hook for: its git dir and common dir.
 std::pair<fs::path, fs::path> repository_dirs()
 {
@@ -147,6 +192,11 @@ bool keep_in_bundle(const fs::path& git_dir, const fs::path& common,
     return true;
 }
 
+bool is_id_hex(const std::string& v)
+{
+    return (v.size() == 40 || v.size() == 64) && v.find_first_not_of("0123456789abcdef") == std::string::npos;
+}
+
 // Names the save refs `git guard drop` is letting go ($GIT_GUARD_DROP, one a line).
 bool being_dropped(const std::string& ref)
 {
@@ -178,16 +228,26 @@ bool save_verdict(const fs::path& git_dir, const BranchVerdict& v)
     }
 }
 
-// Resolves tips git did not check, drops renames, and leaves what must be judged.
+// Resolves tips git did not check (one cat-file for all), drops renames, and leaves
+// what must be judged.
 void prepare(const fs::path& git_dir, const fs::path& common, RefTransaction& tx)
 {
+    std::string names;
+    for (const auto& d : tx.deletions)
+        if (d.old_oid.empty())
+            names += d.ref + "\n";
+    std::istringstream resolved;
+    if (!names.empty()) {
+        auto r = run_git_bounded(git_dir, {"cat-file", "--batch-check=%(objectname) %(rest)"}, names,
+                                 Clock::now() + std::chrono::seconds(30));
+        resolved.str(r && r->status == 0 ? r->out : "");
+    }
     std::vector<Deletion> kept;
     for (auto& d : tx.deletions) {
-        if (d.old_oid.empty()) {
-            auto r = run_git_bounded(git_dir, {"rev-parse", "-q", "--verify", d.ref + "^{object}"}, "",
-                                     Clock::now() + std::chrono::seconds(10));
-            d.old_oid = r && r->status == 0 ? r->out.substr(0, r->out.find('\n')) : "";
-        }
+        std::string line;
+        // cat-file answers "<oid> " or "<ref> missing", in input order.
+        if (d.old_oid.empty() && std::getline(resolved, line) && is_id_hex(line.substr(0, line.find(' '))))
+            d.old_oid = line.substr(0, line.find(' '));
         if (d.old_oid.empty() || (!is_save_ref(d.ref) && d.ref.starts_with("refs/heads/") &&
                                   is_rename(common, d.ref, d.old_oid)))
             tx.other_deleted.push_back(d.ref); // nothing there, or a rename: nothing to lose
@@ -225,6 +285,8 @@ int guard_transaction(const fs::path& git_dir, const fs::path& common, Input& in
     }
     if (!to_bundle.empty())
         ok = keep_in_bundle(git_dir, common, to_bundle) && ok;
+    if (ok)
+        record_judged(common, in.tx);
     if (unchecked)
         std::fprintf(stderr, "git-guard: guard.hookTimeout (%llds) passed: kept %zu tip(s) without "
                              "checking whether they are published\n",

@@ -157,6 +157,29 @@ static int common_dir(char* out, size_t size)
     return snprintf(out, size, "%s", dir) < (int)size ? 0 : -1;
 }
 
+// Whether packed-refs has a line ending in `tail` (" <ref>\n").
+static int in_packed_refs(const char* common, const char* tail)
+{
+    char path[k_path_max + 32];
+    snprintf(path, sizeof path, "%s/packed-refs", common);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return errno != ENOENT; // unreadable: assume it is there
+    struct stat st;
+    if (fstat(fd, &st) != 0 || st.st_size == 0) {
+        int failed = st.st_size != 0;
+        close(fd);
+        return failed;
+    }
+    char* packed = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (packed == MAP_FAILED)
+        return 1;
+    int found = memmem(packed, (size_t)st.st_size, tail, strlen(tail)) != NULL;
+    munmap(packed, (size_t)st.st_size);
+    return found;
+}
+
 // Whether every deletion is ref packing pruning a loose ref (pack-refs, gc, auto-gc,
 // maintenance, `git refs optimize`): the ref's old value is already in packed-refs,
 // and nobody holds packed-refs.lock. A real deletion of a packed ref holds that lock
@@ -201,6 +224,75 @@ static int only_pruning(void)
         line = end + 1;
     }
     munmap(packed, (size_t)st.st_size);
+    return all;
+}
+
+// When `pid` started (field 22 of /proc/<pid>/stat), or 0.
+static unsigned long long start_time(long pid)
+{
+    char path[64], text[1024];
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd < 0 ? -1 : read(fd, text, sizeof text - 1);
+    if (fd >= 0)
+        close(fd);
+    if (n <= 0)
+        return 0;
+    text[n] = '\0';
+    char* field = strrchr(text, ')');
+    for (int i = 2; field && i < 22; ++i)
+        field = strchr(field + 1, ' ');
+    return field ? strtoull(field + 1, NULL, 10) : 0;
+}
+
+// Whether git (our parent) already had every deletion here judged, at the same tip:
+// git 2.39 deletes N branches as one packed-refs transaction and then N loose ones,
+// each running the hook. The full binary records what it judged in
+// <common>/guard/hook-judged with git's pid and start time; a ref still holds the
+// judged tip when its loose file says so, or when it is gone from both stores.
+static int already_judged(void)
+{
+    char common[k_path_max], path[k_path_max + 64], line[k_path_max + 80];
+    if (common_dir(common, sizeof common) != 0)
+        return 0;
+    snprintf(path, sizeof path, "%s/reftable", common);
+    if (access(path, F_OK) == 0)
+        return 0;
+    snprintf(path, sizeof path, "%s/guard/hook-judged", common);
+    FILE* f = fopen(path, "re");
+    long pid = 0;
+    unsigned long long started = 0;
+    int same = f && fgets(line, sizeof line, f) && sscanf(line, "%ld %llu", &pid, &started) == 2 &&
+               pid == (long)getppid() && started == start_time(pid) && started != 0;
+    int all = same;
+    for (const char* at = s_input; all && at < s_input + s_size;) {
+        const char* newline = memchr(at, '\n', (size_t)(s_input + s_size - at));
+        const char* end = newline ? newline : s_input + s_size;
+        const char* old_id;
+        size_t old_length;
+        if (classify(at, (size_t)(end - at), &old_id, &old_length) == k_deletion) {
+            const char* ref = old_id + 2 * old_length + 2;
+            char want[k_path_max + 80], loose[k_path_max + 80] = "";
+            snprintf(want, sizeof want, " %.*s\n", (int)(end - ref), ref);
+            char recorded[80] = "";
+            rewind(f);
+            fgets(line, sizeof line, f);
+            while (!recorded[0] && fgets(line, sizeof line, f))
+                if (strlen(line) > old_length && strcmp(line + old_length, want) == 0)
+                    snprintf(recorded, sizeof recorded, "%.*s", (int)old_length, line);
+            snprintf(path, sizeof path, "%s/%.*s", common, (int)(end - ref), ref);
+            FILE* r = fopen(path, "re");
+            int has_loose = r && fgets(loose, sizeof loose, r);
+            if (r)
+                fclose(r);
+            loose[strcspn(loose, "\n")] = '\0';
+            all = recorded[0] && (is_zero_id(old_id, old_length) || memcmp(old_id, recorded, old_length) == 0) &&
+                  (has_loose ? strcmp(loose, recorded) == 0 : !in_packed_refs(common, want));
+        }
+        at = end + 1;
+    }
+    if (f)
+        fclose(f);
     return all;
 }
 
@@ -336,7 +428,7 @@ int main(int argc, char** argv)
         fprintf(stderr, "git-guard: cannot read the ref updates: %s\n", strerror(errno));
         return 1;
     }
-    int guarded = prepared && scan(NULL) > 0 && !only_pruning();
+    int guarded = prepared && scan(NULL) > 0 && !only_pruning() && !already_judged();
     char chained[k_path_max];
     int has_chained = find_chained(hook_path, chained, sizeof chained);
     if (!guarded && !has_chained)

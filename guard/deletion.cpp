@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fcntl.h>
 #include <csignal>
@@ -59,6 +60,8 @@ std::optional<Bounded> run_git_bounded(const fs::path& git_dir, const std::vecto
                                        const std::string& input, Clock::time_point deadline)
 {
     static const std::string git = find_real_git();
+    // A git that exits before reading all its input must not kill us with SIGPIPE.
+    ::signal(SIGPIPE, SIG_IGN);
     int in[2], out[2];
     if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0)
         throw Error("cannot run git " + (args.empty() ? "" : args[0]) + ": " + std::strerror(errno));
@@ -253,7 +256,7 @@ std::vector<BranchVerdict> judge_deletions(const fs::path& git_dir, const RefTra
         if (!walk)
             return verdicts;
         if (walk->status != 0)
-            throw Error("git rev-list failed on the deleted tips");
+            throw Error("git rev-list failed on the transaction's values");
         Graph graph;
         std::istringstream lines(walk->out);
         std::string line;
@@ -292,6 +295,8 @@ std::vector<BranchVerdict> judge_deletions(const fs::path& git_dir, const RefTra
         // Fail closed (§0.3): an error while deciding keeps every tip.
         // Verdicts not reached yet still hold their tip, unchecked.
         spdlog::warn("judging deletions failed, saving every tip not yet judged: {}", e.what());
+        std::fprintf(stderr, "git-guard: cannot tell which deleted tips are published (%s): keeping them\n",
+                     e.what());
     }
     return verdicts;
 }

@@ -287,7 +287,7 @@ int guard_transaction(const fs::path& git_dir, const fs::path& common, Input& in
         ok = keep_in_bundle(git_dir, common, to_bundle) && ok;
     if (ok)
         record_judged(common, in.tx);
-    if (unchecked)
+    if (unchecked && Clock::now() >= deadline)
         std::fprintf(stderr, "git-guard: guard.hookTimeout (%llds) passed: kept %zu tip(s) without "
                              "checking whether they are published\n",
                      static_cast<long long>(h.timeout.count()), unchecked);

@@ -3,7 +3,7 @@
 # call when there is nothing to guard. Times, side by side in one hyperfine run:
 #   git --version                  real git   vs the shim
 #   git rev-parse HEAD             real git   vs the shim
-#   git update-ref refs/heads/x    no hook    vs the stub + git-guard-hook
+#   git update-ref refs/heads/x    no hook    vs git-guard-hook (linked as the hook, C5)
 # plus a static process that does nothing (git-guard-hook --guard-version) as the
 # floor. Prints median wall time, mean CPU time and the ratios guarded/plain.
 # Reports; never asserts.
@@ -34,9 +34,9 @@ for repo in plain hooked; do
     "$real_git" init -q "$work/$repo"
     "$real_git" -C "$work/$repo" commit -q --allow-empty -m bench
 done
-sed "s|@GUARD_HOOK_FRONT@|$bin/git-guard-hook|" "$root/hooks/reference-transaction" \
-    >"$work/hooked/.git/hooks/reference-transaction"
-chmod +x "$work/hooked/.git/hooks/reference-transaction"
+# The hook as install places it (contract C5): a link git starts directly, no shell.
+ln -s "$bin/git-guard-hook" "$work/hooked/.git/hooks/reference-transaction"
+"$real_git" -C "$work/hooked" config guard.enabled true
 
 # shellcheck disable=SC2086
 hyperfine -N ${HYPERFINE_OPTS:---warmup 20 --runs 300} --export-csv "$work/times.csv" \

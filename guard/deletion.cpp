@@ -37,7 +37,9 @@ namespace {
     ::dup2(out, 1);
     // Why: attributes and merge drivers must not change the published test (§4.2).
     ::setenv("GIT_ATTR_NOSYSTEM", "1", 1);
-    std::vector<std::string> argv{git, "--git-dir=" + git_dir.string()};
+    std::vector<std::string> argv{git};
+    if (!git_dir.empty())
+        argv.push_back("--git-dir=" + git_dir.string());
     argv.insert(argv.end(), args.begin(), args.end());
     std::vector<char*> c;
     for (auto& a : argv)

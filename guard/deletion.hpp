@@ -39,7 +39,8 @@ std::vector<BranchVerdict> judge_deletions(const std::filesystem::path& git_dir,
 Saved save_existing(const std::filesystem::path& git_dir, const std::string& name,
                     const std::string& commit, const SaveOptions& options);
 
-// Runs git (`argv` after the program) in `git_dir` with `input` on stdin, killed at
+// Runs git (`argv` after the program) in `git_dir` (none: as found from the current
+// directory) with `input` on stdin, killed at
 // `deadline`. Returns nothing when the deadline passed. The child dies with us.
 struct Bounded { int status = -1; std::string out; };
 std::optional<Bounded> run_git_bounded(const std::filesystem::path& git_dir,

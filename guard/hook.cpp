@@ -148,10 +148,11 @@ void record_judged(const fs::path& common, const RefTransaction& tx)
 std::pair<fs::path, fs::path> repository_dirs()
 {
     // git runs a hook in the tree root (the git dir when bare): ask git from there.
-    RunResult plain = run({find_real_git(), "rev-parse", "--absolute-git-dir", "--git-common-dir"});
-    if (plain.status != 0)
-        throw Error("cannot find the repository: " + plain.err);
-    std::istringstream lines(plain.out);
+    auto plain = run_git_bounded({}, {"rev-parse", "--absolute-git-dir", "--git-common-dir"}, "",
+                                 Clock::now() + std::chrono::seconds(30));
+    if (!plain || plain->status != 0)
+        throw Error("cannot find the repository the hook runs for (git rev-parse failed)");
+    std::istringstream lines(plain->out);
     std::string git_dir, common;
     std::getline(lines, git_dir);
     std::getline(lines, common);

@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# What the reference-transaction hook costs (issue 8, DESIGN §11), side by side in one
+# hyperfine run per git: the same command in a repository with no hook, with a no-op
+# static hook (bench/noop_hook.c, built here with cc -static -O2) and with git-guard's
+# hook placed as install places it (a link to git-guard-hook, guard.enabled). For
+#   git update-ref refs/heads/x HEAD
+#   git commit --allow-empty
+#   git fetch of 1,000 new tags (from a local origin)
+# it prints the medians and the ratio (guard - no hook) / (no-op hook - no hook): 1.0
+# means the guard costs what the cheapest possible hook costs. Then, for a transaction
+# deleting 1,000 branches that each hold an unpushed commit (git update-ref --stdin),
+# the median time the guard adds per deleted branch (every one of them saved).
+# Reports; never asserts.
+#
+# Usage: bench/hook.sh [BIN_DIR] [GIT...]   (default: build/bin; git on PATH and
+# /opt/git-2.55/bin/git when present). $RUNS (default 30) and $FETCH_RUNS (default 5)
+# set hyperfine's run counts.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+bin=$(cd "${1:-${GUARD_BIN_DIR:-$root/build/bin}}" && pwd)
+shift || true
+gits=("$@")
+if [ ${#gits[@]} -eq 0 ]; then
+    gits=("$(command -v git)")
+    [ -x /opt/git-2.55/bin/git ] && gits+=(/opt/git-2.55/bin/git)
+fi
+for tool in hyperfine cc; do
+    command -v "$tool" >/dev/null || { echo "hook.sh: $tool is not installed" >&2; exit 2; }
+done
+runs=${RUNS:-30}
+fetch_runs=${FETCH_RUNS:-5}
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/git-guard-bench-hook.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+export HOME=$work GIT_CONFIG_NOSYSTEM=1 LC_ALL=C
+export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com
+export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.com
+printf '[gc]\n\tauto = 0\n[maintenance]\n\tauto = false\n' >"$HOME/.gitconfig"
+cc -static -O2 -o "$work/noop-hook" "$root/bench/noop_hook.c"
+
+# place KIND GIT_DIR: no hook, the no-op static hook, or git-guard's.
+place() {
+    case $1 in
+    none) ;;
+    noop) cp "$work/noop-hook" "$2/hooks/reference-transaction" ;;
+    guard)
+        ln -s "$bin/git-guard-hook" "$2/hooks/reference-transaction"
+        git --git-dir="$2" config guard.enabled true
+        ;;
+    esac
+}
+
+# ratio CSV LABEL: the medians of "<LABEL> none|noop|guard" and the ratio.
+ratio() {
+    awk -F, -v label="$2" '
+        NR > 1 { median[$1] = $4 * 1000 }
+        END {
+            n = median[label " none"]; o = median[label " noop"]; g = median[label " guard"]
+            printf "  %-22s no hook %9.2f ms  no-op hook %9.2f ms  guard %9.2f ms  ratio %5.2f\n",
+                   label, n, o, g, ((o - n) > 0 ? (g - n) / (o - n) : 0)
+        }' "$1"
+}
+
+for git in "${gits[@]}"; do
+    version=$("$git" version)
+    w=$work/$(echo "$version" | tr -c 'a-z0-9.\n' _)
+    mkdir -p "$w"
+    PATH=$(dirname "$git"):$PATH
+    hash -r
+    # An origin with 1,000 tags; per kind a clone (fetching them) and a work repository.
+    git init -q "$w/origin"
+    git -C "$w/origin" commit -q --allow-empty -m base
+    for ((i = 0; i < 1000; i++)); do echo "create refs/tags/t$i HEAD"; done | git -C "$w/origin" update-ref --stdin
+    for kind in none noop guard; do
+        git init -q "$w/$kind"
+        git -C "$w/$kind" commit -q --allow-empty -m bench
+        git clone -q --no-tags "$w/origin" "$w/$kind-clone" 2>/dev/null
+        place "$kind" "$w/$kind/.git"
+        place "$kind" "$w/$kind-clone/.git"
+    done
+    drop_tags="git -C %s -c core.hooksPath=/dev/null for-each-ref --format='delete %%(refname)' refs/tags"
+    args=()
+    for kind in none noop guard; do
+        args+=(-n "update-ref $kind" "git -C $w/$kind update-ref refs/heads/x HEAD")
+    done
+    for kind in none noop guard; do
+        args+=(-n "commit $kind" "git -C $w/$kind commit -q --allow-empty -m run")
+    done
+    echo "== $version: update-ref and commit ($runs runs each)"
+    hyperfine -N --warmup 3 --runs "$runs" --export-csv "$w/small.csv" "${args[@]}" >/dev/null
+    args=()
+    for kind in none noop guard; do
+        # shellcheck disable=SC2059
+        prep="sh -c \"$(printf "$drop_tags" "$w/$kind-clone") | git -C $w/$kind-clone -c core.hooksPath=/dev/null update-ref --stdin\""
+        args+=(--prepare "$prep" -n "fetch $kind" "git -C $w/$kind-clone fetch -q origin refs/tags/*:refs/tags/*")
+    done
+    echo "== $version: fetch of 1,000 new tags ($fetch_runs runs each)"
+    hyperfine --warmup 1 --runs "$fetch_runs" --export-csv "$w/fetch.csv" "${args[@]}" >/dev/null
+    ratio "$w/small.csv" update-ref
+    ratio "$w/small.csv" commit
+    ratio "$w/fetch.csv" fetch
+
+    # 1,000 branches, each one unpushed commit, deleted in one transaction.
+    for kind in none guard; do
+        r=$w/$kind
+        base=$(git -C "$r" rev-parse HEAD)
+        tree=$(git -C "$r" rev-parse 'HEAD^{tree}')
+        : >"$w/$kind.create"
+        : >"$w/$kind.delete"
+        for ((i = 0; i < 1000; i++)); do
+            c=$(echo "work $i" | git -C "$r" commit-tree "$tree" -p "$base")
+            echo "create refs/heads/d$i $c" >>"$w/$kind.create"
+            echo "delete refs/heads/d$i" >>"$w/$kind.delete"
+        done
+    done
+    args=()
+    for kind in none guard; do
+        r=$w/$kind
+        prep="sh -c \"git -C $r -c core.hooksPath=/dev/null for-each-ref --format='delete %(refname)' refs/heads/stranded/ | git -C $r -c core.hooksPath=/dev/null update-ref --stdin && git -C $r -c core.hooksPath=/dev/null update-ref --stdin <$w/$kind.create\""
+        args+=(--prepare "$prep" -n "delete1000 $kind" "sh -c 'git -C $r update-ref --stdin <$w/$kind.delete'")
+    done
+    echo "== $version: one transaction deleting 1,000 unpushed branches ($fetch_runs runs each)"
+    hyperfine --warmup 1 --runs "$fetch_runs" --export-csv "$w/delete.csv" "${args[@]}" >/dev/null
+    saved=$(git -C "$w/guard" for-each-ref refs/heads/stranded/ | grep -c . || true)
+    awk -F, -v saved="$saved" '
+        NR > 1 { median[$1] = $4 * 1000 }
+        END {
+            n = median["delete1000 none"]; g = median["delete1000 guard"]
+            printf "  %-22s no hook %9.2f ms  guard %9.2f ms  added per branch %6.2f ms (%d saved in the last run)\n",
+                   "delete 1,000 branches", n, g, (g - n) / 1000, saved
+        }' "$w/delete.csv"
+    echo
+done

@@ -9,7 +9,8 @@
 # it prints the medians and the ratio (guard - no hook) / (no-op hook - no hook): 1.0
 # means the guard costs what the cheapest possible hook costs. Then, for a transaction
 # deleting 1,000 branches that each hold an unpushed commit (git update-ref --stdin),
-# the median time the guard adds per deleted branch (every one of them saved).
+# the median time the guard adds per deleted branch (every one of them saved), from
+# one hyperfine run of both.
 # Reports; never asserts.
 #
 # Usage: bench/hook.sh [BIN_DIR] [GIT...]   (default: build/bin; git on PATH and
@@ -25,7 +26,7 @@ if [ ${#gits[@]} -eq 0 ]; then
     gits=("$(command -v git)")
     [ -x /opt/git-2.55/bin/git ] && gits+=(/opt/git-2.55/bin/git)
 fi
-for tool in hyperfine cc; do
+for tool in hyperfine cc awk; do
     command -v "$tool" >/dev/null || { echo "hook.sh: $tool is not installed" >&2; exit 2; }
 done
 runs=${RUNS:-30}
@@ -51,15 +52,35 @@ place() {
     esac
 }
 
-# ratio CSV LABEL: the medians of "<LABEL> none|noop|guard" and the ratio.
-ratio() {
-    awk -F, -v label="$2" '
-        NR > 1 { median[$1] = $4 * 1000 }
-        END {
-            n = median[label " none"]; o = median[label " noop"]; g = median[label " guard"]
-            printf "  %-22s no hook %9.2f ms  no-op hook %9.2f ms  guard %9.2f ms  ratio %5.2f\n",
-                   label, n, o, g, ((o - n) > 0 ? (g - n) / (o - n) : 0)
-        }' "$1"
+# interleave LABEL RUNS PREPARE COMMAND: runs COMMAND for each kind (none, noop, guard)
+# in turn (rotating which goes first), RUNS rounds, so that the machine's load falls on
+# all three alike; PREPARE runs
+# untimed before each. In both, {} is the kind's directory. Prints the medians and the
+# ratio (guard - no hook) / (no-op hook - no hook).
+interleave() {
+    local label=$1 n=$2 prepare=$3 command=$4 i kind start end kinds=(none noop guard)
+    declare -A times=()
+    for ((i = 0; i < n; i++)); do
+        # Each round starts with another kind: no kind always follows the same one.
+        for kind in "${kinds[@]:i%3}" "${kinds[@]:0:i%3}"; do
+            [ -z "$prepare" ] || sh -c "${prepare//\{\}/$w/$kind}" >/dev/null 2>&1
+            start=$EPOCHREALTIME
+            sh -c "${command//\{\}/$w/$kind}" >/dev/null 2>&1
+            end=$EPOCHREALTIME
+            times[$kind]+="$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f", (b - a) * 1000 }') "
+        done
+    done
+    local median_none median_noop median_guard
+    median_none=$(median ${times[none]})
+    median_noop=$(median ${times[noop]})
+    median_guard=$(median ${times[guard]})
+    awk -v label="$label" -v n="$median_none" -v o="$median_noop" -v g="$median_guard" 'BEGIN {
+        printf "  %-24s no hook %9.2f ms  no-op hook %9.2f ms  guard %9.2f ms  ratio %5.2f\n",
+               label, n, o, g, ((o - n) > 0 ? (g - n) / (o - n) : 0) }'
+}
+
+median() {
+    printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
 for git in "${gits[@]}"; do
@@ -79,27 +100,11 @@ for git in "${gits[@]}"; do
         place "$kind" "$w/$kind/.git"
         place "$kind" "$w/$kind-clone/.git"
     done
-    drop_tags="git -C %s -c core.hooksPath=/dev/null for-each-ref --format='delete %%(refname)' refs/tags"
-    args=()
-    for kind in none noop guard; do
-        args+=(-n "update-ref $kind" "git -C $w/$kind update-ref refs/heads/x HEAD")
-    done
-    for kind in none noop guard; do
-        args+=(-n "commit $kind" "git -C $w/$kind commit -q --allow-empty -m run")
-    done
-    echo "== $version: update-ref and commit ($runs runs each)"
-    hyperfine -N --warmup 3 --runs "$runs" --export-csv "$w/small.csv" "${args[@]}" >/dev/null
-    args=()
-    for kind in none noop guard; do
-        # shellcheck disable=SC2059
-        prep="sh -c \"$(printf "$drop_tags" "$w/$kind-clone") | git -C $w/$kind-clone -c core.hooksPath=/dev/null update-ref --stdin\""
-        args+=(--prepare "$prep" -n "fetch $kind" "git -C $w/$kind-clone fetch -q origin refs/tags/*:refs/tags/*")
-    done
-    echo "== $version: fetch of 1,000 new tags ($fetch_runs runs each)"
-    hyperfine --warmup 1 --runs "$fetch_runs" --export-csv "$w/fetch.csv" "${args[@]}" >/dev/null
-    ratio "$w/small.csv" update-ref
-    ratio "$w/small.csv" commit
-    ratio "$w/fetch.csv" fetch
+    echo "== $version (medians of interleaved runs)"
+    interleave "update-ref ($runs runs)" "$runs" "" "git -C {} update-ref refs/heads/x HEAD"
+    interleave "commit ($runs runs)" "$runs" "" "git -C {} commit -q --allow-empty -m run"
+    drop="git -C {}-clone -c core.hooksPath=/dev/null for-each-ref --format='delete %(refname)' refs/tags | git -C {}-clone -c core.hooksPath=/dev/null update-ref --stdin"
+    interleave "fetch 1,000 tags ($fetch_runs)" "$fetch_runs" "$drop" "git -C {}-clone fetch -q origin 'refs/tags/*:refs/tags/*'"
 
     # 1,000 branches, each one unpushed commit, deleted in one transaction.
     for kind in none guard; do
@@ -120,14 +125,13 @@ for git in "${gits[@]}"; do
         prep="sh -c \"git -C $r -c core.hooksPath=/dev/null for-each-ref --format='delete %(refname)' refs/heads/stranded/ | git -C $r -c core.hooksPath=/dev/null update-ref --stdin && git -C $r -c core.hooksPath=/dev/null update-ref --stdin <$w/$kind.create\""
         args+=(--prepare "$prep" -n "delete1000 $kind" "sh -c 'git -C $r update-ref --stdin <$w/$kind.delete'")
     done
-    echo "== $version: one transaction deleting 1,000 unpushed branches ($fetch_runs runs each)"
     hyperfine --warmup 1 --runs "$fetch_runs" --export-csv "$w/delete.csv" "${args[@]}" >/dev/null
     saved=$(git -C "$w/guard" for-each-ref refs/heads/stranded/ | grep -c . || true)
     awk -F, -v saved="$saved" '
         NR > 1 { median[$1] = $4 * 1000 }
         END {
             n = median["delete1000 none"]; g = median["delete1000 guard"]
-            printf "  %-22s no hook %9.2f ms  guard %9.2f ms  added per branch %6.2f ms (%d saved in the last run)\n",
+            printf "  %-24s no hook %9.2f ms  guard %9.2f ms  added per branch %6.2f ms (%d saved in the last run)\n",
                    "delete 1,000 branches", n, g, (g - n) / 1000, saved
         }' "$w/delete.csv"
     echo

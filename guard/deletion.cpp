@@ -27,106 +27,6 @@ namespace guard {
 
 namespace {
 
-[[noreturn]] void start_git(const std::string& git, const fs::path& git_dir,
-                            const std::vector<std::string>& args, int in, int out, pid_t parent)
-{
-    // Why: a killed hook must leave no worker (LESSONS 18): we die, so does this git.
-    if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != parent)
-        _exit(137);
-    ::dup2(in, 0);
-    ::dup2(out, 1);
-    // Why: attributes and merge drivers must not change the published test (§4.2).
-    ::setenv("GIT_ATTR_NOSYSTEM", "1", 1);
-    std::vector<std::string> argv{git};
-    if (!git_dir.empty())
-        argv.push_back("--git-dir=" + git_dir.string());
-    argv.insert(argv.end(), args.begin(), args.end());
-    std::vector<char*> c;
-    for (auto& a : argv)
-        c.push_back(a.data());
-    c.push_back(nullptr);
-    ::signal(SIGPIPE, SIG_DFL);
-    ::execv(c[0], c.data());
-    _exit(127);
-}
-
-int remaining_ms(Clock::time_point deadline)
-{
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-    return left.count() <= 0 ? 0 : static_cast<int>(std::min<long long>(left.count(), 1 << 30));
-}
-
-} // namespace
-
-std::optional<Bounded> run_git_bounded(const fs::path& git_dir, const std::vector<std::string>& args,
-                                       const std::string& input, Clock::time_point deadline)
-{
-    static const std::string git = find_real_git();
-    // A git that exits before reading all its input must not kill us with SIGPIPE.
-    ::signal(SIGPIPE, SIG_IGN);
-    int in[2], out[2];
-    if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0)
-        throw Error("cannot run git " + (args.empty() ? "" : args[0]) + ": " + std::strerror(errno));
-    pid_t parent = ::getpid();
-    pid_t pid = ::fork();
-    if (pid == 0)
-        start_git(git, git_dir, args, in[0], out[1], parent);
-    ::close(in[0]);
-    ::close(out[1]);
-    if (pid < 0) {
-        ::close(in[1]);
-        ::close(out[0]);
-        throw Error(std::string("cannot start git: ") + std::strerror(errno));
-    }
-    Bounded result;
-    size_t written = 0;
-    int to_child = in[1];
-    if (input.empty()) {
-        ::close(to_child);
-        to_child = -1;
-    }
-    bool timed_out = false;
-    for (;;) {
-        pollfd fds[2] = {{out[0], POLLIN, 0}, {to_child, POLLOUT, 0}};
-        int ready = ::poll(fds, to_child >= 0 ? 2 : 1, remaining_ms(deadline));
-        if (ready < 0 && errno == EINTR)
-            continue;
-        if (ready <= 0) {
-            timed_out = true;
-            break;
-        }
-        if (to_child >= 0 && (fds[1].revents & (POLLOUT | POLLERR | POLLHUP))) {
-            ssize_t n = ::write(to_child, input.data() + written, std::min<size_t>(input.size() - written, 65536));
-            written += n > 0 ? static_cast<size_t>(n) : 0;
-            if (n < 0 || written == input.size()) {
-                ::close(to_child);
-                to_child = -1;
-            }
-        }
-        if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
-            char buf[65536];
-            ssize_t n = ::read(out[0], buf, sizeof buf);
-            if (n <= 0)
-                break;
-            result.out.append(buf, static_cast<size_t>(n));
-        }
-    }
-    if (to_child >= 0)
-        ::close(to_child);
-    ::close(out[0]);
-    if (timed_out)
-        ::kill(pid, SIGKILL);
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    if (timed_out)
-        return std::nullopt;
-    result.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    return result;
-}
-
-namespace {
-
 struct RefInfo {
     std::string oid, type, tree, upstream;
 };
@@ -230,6 +130,80 @@ bool merges_clean(const fs::path& git_dir, const std::string& base, const std::s
     return r && r->status == 0 && r->out.substr(0, r->out.find('\n')) == base_tree;
 }
 
+// The tree of `base`'s commit: from the ref list, else asked of git ("" when none).
+std::string tree_of(const fs::path& git_dir, const std::map<std::string, RefInfo>& refs,
+                    const std::string& base, Clock::time_point deadline)
+{
+    if (auto it = refs.find(base); it != refs.end())
+        return it->second.tree;
+    auto r = run_git_bounded(git_dir, {"rev-parse", "--verify", "-q", base + "^{commit}^{tree}"}, "", deadline);
+    return r && r->status == 0 ? r->out.substr(0, r->out.find('\n')) : "";
+}
+
+struct MergePair {
+    size_t verdict;
+    std::string base, base_tree;
+};
+
+// All merge tests in one `merge-tree --stdin` (git >= 2.40). Each answer is
+// "<status>\0<tree>\0", the conflicted paths (--name-only), and an empty item.
+// Returns nothing when this git cannot, or the answer does not parse.
+std::optional<std::vector<bool>> merge_batch(const fs::path& git_dir, const std::vector<MergePair>& pairs,
+                                             const std::vector<BranchVerdict>& verdicts,
+                                             Clock::time_point deadline, bool& late)
+{
+    std::string input;
+    for (const auto& p : pairs)
+        input += p.base + " " + verdicts[p.verdict].deletion.old_oid + "\n";
+    auto r = run_git_bounded(git_dir,
+                             {"-c", "core.attributesFile=/dev/null", "-c", "merge.renormalize=false",
+                              "merge-tree", "--write-tree", "--no-messages", "--name-only", "--stdin"},
+                             input, deadline);
+    late = late || !r;
+    if (!r || r->status != 0)
+        return std::nullopt;
+    std::vector<std::string> items;
+    for (size_t at = 0; at < r->out.size();) {
+        size_t end = r->out.find('\0', at);
+        if (end == std::string::npos)
+            return std::nullopt;
+        items.push_back(r->out.substr(at, end - at));
+        at = end + 1;
+    }
+    std::vector<bool> clean;
+    for (size_t i = 0; i < items.size();) {
+        if (i + 1 >= items.size())
+            return std::nullopt;
+        clean.push_back(items[i] == "1" && clean.size() < pairs.size() && items[i + 1] == pairs[clean.size()].base_tree);
+        for (i += 2; i < items.size() && !items[i].empty(); ++i) {
+        }
+        ++i; // the empty item ending this answer
+    }
+    if (clean.size() != pairs.size())
+        return std::nullopt;
+    return clean;
+}
+
+// Which verdicts some candidate base publishes (DESIGN §4.2). One batch where git can,
+// else one merge-tree per pair; `late` once the deadline cut the tests short.
+std::vector<bool> merge_tests(const fs::path& git_dir, const std::vector<BranchVerdict>& verdicts,
+                              const std::vector<MergePair>& pairs, Clock::time_point deadline, bool& late)
+{
+    std::vector<bool> published(verdicts.size(), false);
+    if (pairs.empty())
+        return published;
+    if (auto batch = merge_batch(git_dir, pairs, verdicts, deadline, late)) {
+        for (size_t k = 0; k < pairs.size(); ++k)
+            published[pairs[k].verdict] = published[pairs[k].verdict] || (*batch)[k];
+        return published;
+    }
+    for (const auto& p : pairs)
+        if (!late && !published[p.verdict])
+            published[p.verdict] = merges_clean(git_dir, p.base, p.base_tree, verdicts[p.verdict].deletion.old_oid,
+                                                deadline, late);
+    return published;
+}
+
 } // namespace
 
 std::vector<BranchVerdict> judge_deletions(const fs::path& git_dir, const RefTransaction& tx,
@@ -270,28 +244,30 @@ std::vector<BranchVerdict> judge_deletions(const fs::path& git_dir, const RefTra
             while (words >> p)
                 parents.push_back(p);
         }
-        bool late = false;
-        std::map<std::string, std::string> base_trees;  // candidate -> commit tree (or "")
-        for (auto& v : verdicts) {
+        // The merge test, for each tip with commits of its own against each candidate base.
+        std::vector<MergePair> pairs;
+        std::map<std::string, std::string> trees;  // candidate -> its commit's tree ("": none)
+        for (size_t i = 0; i < verdicts.size(); ++i) {
+            auto& v = verdicts[i];
             v.commits = reach(graph, v.deletion.old_oid);
-            bool published = v.commits.empty();
-            for (const auto& base : published ? std::vector<std::string>{}
-                                              : candidates(refs, v.deletion.ref, settings)) {
-                if (late || published)
-                    break;
-                auto it = refs.find(base);
-                std::string tree = it != refs.end() ? it->second.tree : "";
-                if (tree.empty() && it == refs.end()) {
-                    auto r = run_git_bounded(git_dir, {"rev-parse", "--verify", "-q", base + "^{tree}"},
-                                             "", deadline);
-                    tree = r && r->status == 0 ? r->out.substr(0, r->out.find('\n')) : "";
-                }
-                published = !tree.empty() && merges_clean(git_dir, base, tree, v.deletion.old_oid,
-                                                          deadline, late);
+            if (v.commits.empty())
+                v.unchecked = false;
+            for (const auto& base : v.commits.empty() ? std::vector<std::string>{}
+                                                      : candidates(refs, v.deletion.ref, settings)) {
+                if (!trees.count(base))
+                    trees[base] = tree_of(git_dir, refs, base, deadline);
+                if (!trees[base].empty())
+                    pairs.push_back({i, base, trees[base]});
             }
-            v.unchecked = late && !published;
-            if (published)
-                v.commits.clear();
+        }
+        bool late = false;
+        auto published = merge_tests(git_dir, verdicts, pairs, deadline, late);
+        for (size_t i = 0; i < verdicts.size(); ++i) {
+            if (verdicts[i].commits.empty())
+                continue;
+            verdicts[i].unchecked = late && !published[i];
+            if (published[i])
+                verdicts[i].commits.clear();
         }
     } catch (const std::exception& e) {
         // Fail closed (§0.3): an error while deciding keeps every tip.

@@ -4,6 +4,7 @@
 // (guard/history.hpp, guard/snapshot.hpp) does not have it yet. Self-contained: built on
 // git plumbing, so a merge can keep either implementation.
 
+#include "guard/bounded.hpp"
 #include "guard/repo.hpp"
 #include "guard/snapshot.hpp"
 
@@ -38,13 +39,5 @@ std::vector<BranchVerdict> judge_deletions(const std::filesystem::path& git_dir,
 // `commit` (hex), verified; no commit is made. No hook runs.
 Saved save_existing(const std::filesystem::path& git_dir, const std::string& name,
                     const std::string& commit, const SaveOptions& options);
-
-// Runs git (`argv` after the program) in `git_dir` (none: as found from the current
-// directory) with `input` on stdin, killed at
-// `deadline`. Returns nothing when the deadline passed. The child dies with us.
-struct Bounded { int status = -1; std::string out; };
-std::optional<Bounded> run_git_bounded(const std::filesystem::path& git_dir,
-                                       const std::vector<std::string>& args, const std::string& input,
-                                       std::chrono::steady_clock::time_point deadline);
 
 } // namespace guard

@@ -40,32 +40,33 @@ export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.com
 printf '[gc]\n\tauto = 0\n[maintenance]\n\tauto = false\n' >"$HOME/.gitconfig"
 cc -static -O2 -o "$work/noop-hook" "$root/bench/noop_hook.c"
 
-# place KIND GIT_DIR: no hook, the no-op static hook, or git-guard's.
+# place KIND GIT_DIR: no hook, the no-op static hook, or git-guard's, in place of the last.
 place() {
+    rm -f "$2/hooks/reference-transaction"
     case $1 in
     none) ;;
     noop) cp "$work/noop-hook" "$2/hooks/reference-transaction" ;;
     guard)
         ln -s "$bin/git-guard-hook" "$2/hooks/reference-transaction"
-        git --git-dir="$2" config guard.enabled true
         ;;
     esac
 }
 
-# interleave LABEL RUNS PREPARE COMMAND: runs COMMAND for each kind (none, noop, guard)
-# in turn (rotating which goes first), RUNS rounds, so that the machine's load falls on
-# all three alike; PREPARE runs
-# untimed before each. In both, {} is the kind's directory. Prints the medians and the
+# interleave LABEL RUNS DIR PREPARE COMMAND: runs COMMAND in DIR (a git dir's work tree)
+# with each kind of hook (none, noop, guard) in turn, rotating which goes first, RUNS
+# rounds: the same repository every time, only the hook differs, and the machine's load
+# falls on all three alike. PREPARE runs untimed before each. In both, {} is DIR. Prints the medians and the
 # ratio (guard - no hook) / (no-op hook - no hook).
 interleave() {
-    local label=$1 n=$2 prepare=$3 command=$4 i kind start end kinds=(none noop guard)
+    local label=$1 n=$2 dir=$3 prepare=$4 command=$5 i kind start end kinds=(none noop guard)
     declare -A times=()
     for ((i = 0; i < n; i++)); do
         # Each round starts with another kind: no kind always follows the same one.
         for kind in "${kinds[@]:i%3}" "${kinds[@]:0:i%3}"; do
-            [ -z "$prepare" ] || sh -c "${prepare//\{\}/$w/$kind}" >/dev/null 2>&1
+            place "$kind" "$dir/.git"
+            [ -z "$prepare" ] || sh -c "${prepare//\{\}/$dir}" >/dev/null 2>&1
             start=$EPOCHREALTIME
-            sh -c "${command//\{\}/$w/$kind}" >/dev/null 2>&1
+            sh -c "${command//\{\}/$dir}" >/dev/null 2>&1
             end=$EPOCHREALTIME
             times[$kind]+="$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f", (b - a) * 1000 }') "
         done
@@ -93,20 +94,25 @@ for git in "${gits[@]}"; do
     git init -q "$w/origin"
     git -C "$w/origin" commit -q --allow-empty -m base
     for ((i = 0; i < 1000; i++)); do echo "create refs/tags/t$i HEAD"; done | git -C "$w/origin" update-ref --stdin
-    for kind in none noop guard; do
+    git init -q "$w/repo"
+    git -C "$w/repo" commit -q --allow-empty -m bench
+    git -C "$w/repo" config guard.enabled true
+    git clone -q --no-tags "$w/origin" "$w/clone" 2>/dev/null
+    git -C "$w/clone" config guard.enabled true
+    echo "== $version (medians of interleaved runs)"
+    interleave "update-ref ($runs runs)" "$runs" "$w/repo" "" "git -C {} update-ref refs/heads/x HEAD"
+    interleave "commit ($runs runs)" "$runs" "$w/repo" "" "git -C {} commit -q --allow-empty -m run"
+    drop="git -C {} -c core.hooksPath=/dev/null for-each-ref --format='delete %(refname)' refs/tags | git -C {} -c core.hooksPath=/dev/null update-ref --stdin"
+    interleave "fetch 1,000 tags ($fetch_runs)" "$fetch_runs" "$w/clone" "$drop" "git -C {} fetch -q origin 'refs/tags/*:refs/tags/*'"
+
+    # 1,000 branches, each one unpushed commit, deleted in one transaction: a repository
+    # without the hook and one with it (hyperfine runs them side by side).
+    for kind in none guard; do
         git init -q "$w/$kind"
         git -C "$w/$kind" commit -q --allow-empty -m bench
-        git clone -q --no-tags "$w/origin" "$w/$kind-clone" 2>/dev/null
+        git -C "$w/$kind" config guard.enabled true
         place "$kind" "$w/$kind/.git"
-        place "$kind" "$w/$kind-clone/.git"
     done
-    echo "== $version (medians of interleaved runs)"
-    interleave "update-ref ($runs runs)" "$runs" "" "git -C {} update-ref refs/heads/x HEAD"
-    interleave "commit ($runs runs)" "$runs" "" "git -C {} commit -q --allow-empty -m run"
-    drop="git -C {}-clone -c core.hooksPath=/dev/null for-each-ref --format='delete %(refname)' refs/tags | git -C {}-clone -c core.hooksPath=/dev/null update-ref --stdin"
-    interleave "fetch 1,000 tags ($fetch_runs)" "$fetch_runs" "$drop" "git -C {}-clone fetch -q origin 'refs/tags/*:refs/tags/*'"
-
-    # 1,000 branches, each one unpushed commit, deleted in one transaction.
     for kind in none guard; do
         r=$w/$kind
         base=$(git -C "$r" rev-parse HEAD)

@@ -241,7 +241,10 @@ void prepare(const fs::path& git_dir, const fs::path& common, RefTransaction& tx
     if (!names.empty()) {
         auto r = run_git_bounded(git_dir, {"cat-file", "--batch-check=%(objectname) %(rest)"}, names,
                                  Clock::now() + std::chrono::seconds(30));
-        resolved.str(r && r->status == 0 ? r->out : "");
+        // Fail closed (§0.3): a tip we cannot read is no "nothing there".
+        if (!r || r->status != 0)
+            throw Error("cannot read the deleted branches' tips (git cat-file failed)");
+        resolved.str(r->out);
     }
     std::vector<Deletion> kept;
     for (auto& d : tx.deletions) {

@@ -3,7 +3,7 @@
 # call when there is nothing to guard. Times, side by side in one hyperfine run:
 #   git --version                  real git   vs the shim
 #   git rev-parse HEAD             real git   vs the shim
-#   git update-ref refs/heads/x    no hook    vs the stub + git-guard-hook
+#   git update-ref refs/heads/x    no hook    vs git-guard-hook (linked as the hook, C5)
 #   git status / diff / log -1 / checkout <branch>
 #                                  a static exec wrapper vs the shim (the shim's parse,
 #                                  its exec-path mirror and the exec: DESIGN §11 wants
@@ -47,9 +47,9 @@ printf '#include <unistd.h>\nint main(int c, char** v) { (void)c; execv("%s", v)
 mkdir -p "$work/wrap"
 cc -O2 -static -o "$work/wrap/git" "$work/wrap.c"
 "$work/shim/git" --version >/dev/null # the exec-path mirror exists before timing starts
-sed "s|@GUARD_HOOK_FRONT@|$bin/git-guard-hook|" "$root/hooks/reference-transaction" \
-    >"$work/hooked/.git/hooks/reference-transaction"
-chmod +x "$work/hooked/.git/hooks/reference-transaction"
+# The hook as install places it (contract C5): a link git starts directly, no shell.
+ln -s "$bin/git-guard-hook" "$work/hooked/.git/hooks/reference-transaction"
+"$real_git" -C "$work/hooked" config guard.enabled true
 
 branch=$("$real_git" -C "$work/plain" symbolic-ref --short HEAD)
 # shellcheck disable=SC2086

@@ -1,17 +1,21 @@
-// The reference-transaction hook's slow path. The static front end
-// (front/hook.c) sends only `prepared` transactions that delete a branch here,
-// and runs a chained user hook itself.
+// The reference-transaction hook's slow path. The static front end (front/hook.c)
+// sends only `prepared` transactions that delete a branch or a save here, once per
+// transaction, and runs a chained user hook itself. One pass judges every deletion
+// together (DESIGN §4.2), bounded by guard.hookTimeout.
 #include "guard/hook.hpp"
-#include "guard/journal.hpp"
 
+#include "guard/bounded.hpp"
 #include "guard/history.hpp"
+#include "guard/journal.hpp"
+#include "guard/transaction.hpp"
+#include "guard/error.hpp"
 #include "guard/lock.hpp"
-#include "guard/plumbing.hpp"
 #include "guard/log.hpp"
-#include "guard/repo.hpp"
+#include "guard/process.hpp"
 #include "guard/report.hpp"
 #include "guard/shim.hpp"
 #include "guard/snapshot.hpp"
+#include "guard/work.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -23,37 +27,11 @@
 #include <sstream>
 
 namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
 
 namespace guard {
 
 namespace {
-
-struct Update {
-    std::string old_value;
-    std::string new_value;
-    std::string ref;
-};
-
-bool is_zero(const std::string& value)
-{
-    return is_oid(value) && value.find_first_not_of('0') == std::string::npos;
-}
-
-// Lines git cannot have written (or newer formats, `ref:<target>`) are skipped.
-std::vector<Update> parse_updates(std::istream& in)
-{
-    std::vector<Update> updates;
-    std::string line;
-    while (std::getline(in, line)) {
-        std::istringstream fields(line);
-        Update u;
-        if (fields >> u.old_value >> u.new_value >> u.ref &&
-            (is_oid(u.old_value) || u.old_value.starts_with("ref:")) &&
-            (is_oid(u.new_value) || u.new_value.starts_with("ref:")))
-            updates.push_back(u);
-    }
-    return updates;
-}
 
 std::vector<std::string> command_line(long pid)
 {
@@ -69,12 +47,13 @@ std::vector<std::string> command_line(long pid)
 }
 
 // The git that runs this hook: our parent, or the parent of the static front end
-// (git-guard-hook) when git ran us through it.
+// (git-guard-hook, or its link reference-transaction) when it did not exec us.
 std::vector<std::string> git_command_line()
 {
     long pid = ::getppid();
     auto argv = command_line(pid);
-    if (!argv.empty() && fs::path(argv[0]).filename() == "git-guard-hook") {
+    std::string name = argv.empty() ? "" : fs::path(argv[0]).filename().string();
+    if (name == "git-guard-hook" || name == "reference-transaction") {
         std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
         std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
         std::istringstream rest(text.substr(text.rfind(')') + 1));
@@ -104,7 +83,7 @@ bool runs_branch_move(const std::vector<std::string>& argv, const std::string& r
     return move && !last.empty() && ref != "refs/heads/" + last;
 }
 
-// `git branch -m` on 2.39 shows the hook only the old name's deletion. git has
+// `git branch -m` (2.39 and 2.55) shows the hook only the old name's deletion. git has
 // parked the old name's reflog at logs/refs/.tmp-renamed-log for the rename's
 // duration (a stale one, left by a crash, still lies next to the ref's own reflog
 // or ends at another tip); without a reflog, git's command line says it.
@@ -116,66 +95,204 @@ bool is_rename(const fs::path& common, const std::string& ref, const std::string
     while (std::getline(parked, line))
         if (!line.empty())
             last = line;
-    if (last.size() > 2 * tip.size() && !fs::exists(common / "logs" / ref, ec) &&
-        last.substr(tip.size() + 1, tip.size()) == tip)
+    size_t id = tip.size();
+    if (last.size() > 2 * id && !fs::exists(common / "logs" / ref, ec) && last.substr(id + 1, id) == tip)
         return true;
     return runs_branch_move(git_command_line(), ref);
 }
 
-RefTransaction transaction_of(const std::vector<Update>& updates)
+// git's pid and start time: our parent, or the front end's parent when it forked us.
+std::string git_identity()
 {
-    RefTransaction tx;
-    for (const auto& u : updates) {
-        if (!is_zero(u.new_value)) {
-            if (is_oid(u.new_value))
-                tx.written.push_back(u.new_value);
-        } else if (u.ref.starts_with("refs/heads/") && is_oid(u.old_value)) {
-            tx.deletions.push_back({u.ref, is_zero(u.old_value) ? "" : u.old_value});
-        } else {
-            tx.other_deleted.push_back(u.ref);
-        }
+    auto stat_of = [](long pid) {
+        std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+        std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        std::istringstream rest(text.substr(text.rfind(')') + 2));
+        std::vector<std::string> fields{std::istream_iterator<std::string>(rest), {}};
+        return fields; // fields[0] is field 3 (state)
+    };
+    long pid = ::getppid();
+    auto name = command_line(pid);
+    if (!name.empty() && (fs::path(name[0]).filename() == "git-guard-hook" ||
+                          fs::path(name[0]).filename() == "reference-transaction")) {
+        auto f = stat_of(pid);
+        pid = f.size() > 1 ? std::stol(f[1]) : 0;
     }
-    return tx;
+    auto f = stat_of(pid);
+    return f.size() > 19 ? std::to_string(pid) + " " + f[19] : "";
 }
 
-// Saves one deleted branch's work. Returns false when the deletion must be refused.
-bool guard_deletion(const fs::path& common, const BranchVerdict& v)
+// Tells the front end what this git process already had judged (see already_judged
+// in front/hook.c): git 2.39 runs the hook again for each loose ref of a branch -D.
+// Written whole, then renamed: a killed run leaves at most a stray temporary file.
+void record_judged(const fs::path& common, const RefTransaction& tx)
 {
-    std::string branch = v.deletion.ref.substr(11);
-    if (!v.note.empty())
-        std::fprintf(stderr, "git-guard: note: %s\n", v.note.c_str());
-    if (v.commits.empty())
-        return true;
-    Work work;
-    work.branch = branch;
-    work.head = v.deletion.old_oid;
-    work.commits = v.commits;
-    if (branch.starts_with("stranded/")) {
-        std::fprintf(stderr,
-                     "git-guard: refusing to delete %s: it holds %zu commit(s) found on no other ref.\n"
-                     "  inspect: git show --stat %s\n  let it go: git guard drop %s\n",
-                     branch.c_str(), work.commits.size(), shell_quote(branch).c_str(),
-                     shell_quote(branch).c_str());
-        journal_refusal(common, work, "a save holding unique commits; git guard drop lets it go", "branch delete");
-        return false;
+    std::string who = git_identity();
+    if (who.empty())
+        return;
+    std::error_code ec;
+    fs::create_directories(common / "guard", ec);
+    fs::path tmp = common / "guard" / ("hook-judged." + std::to_string(::getpid()) + ".tmp");
+    {
+        std::ofstream out(tmp, std::ios::trunc);
+        out << who << "\n";
+        for (const auto& d : tx.deletions)
+            out << d.old_oid << " " << d.ref << "\n";
+        if (!out)
+            return;
     }
-    try {
-        Saved s = save_existing(common, branch, v.deletion.old_oid, {.reason = "branch delete"});
-        std::fprintf(stderr, "git-guard: saved branch %s to %s (git show --stat %s)\n", branch.c_str(),
-                     short_ref(s.ref).c_str(), shell_quote(short_ref(s.ref)).c_str());
-    } catch (const Error& e) {
-        std::fprintf(stderr, "git-guard: %s", refusal_message(work, e.what(), "delete").c_str());
-        journal_refusal(common, work, e.what(), "branch delete");
-        return false;
-    }
+    fs::rename(tmp, common / "guard" / "hook-judged", ec);
+    if (ec)
+        fs::remove(tmp, ec);
+}
+
+// The repository git runs the hook for: its git dir and common dir.
+std::pair<fs::path, fs::path> repository_dirs()
+{
+    // git runs a hook in the tree root (the git dir when bare): ask git from there.
+    auto plain = run_git_bounded({}, {"rev-parse", "--absolute-git-dir", "--git-common-dir"}, "",
+                                 Clock::now() + std::chrono::seconds(30));
+    if (!plain || plain->status != 0)
+        throw Error("cannot find the repository the hook runs for (git rev-parse failed)");
+    std::istringstream lines(plain->out);
+    std::string git_dir, common;
+    std::getline(lines, git_dir);
+    std::getline(lines, common);
+    fs::path common_path = fs::path(common).is_absolute() ? fs::path(common) : fs::current_path() / common;
+    return {git_dir, common_path.lexically_normal()};
+}
+
+// The branches and saves that lose commits, bundled in one file under
+// <common>/guard/bundles/ instead of saved as refs: a mirror's `fetch --prune` deletes
+// every ref its remote lacks, saves included (DESIGN §4.2). The refs still exist in
+// `prepared`, so the bundle names them; it holds their whole history, so it restores
+// on its own. Returns false after saying why it could not be written.
+bool keep_in_bundle(const fs::path& git_dir, const fs::path& common,
+                    const std::vector<const BranchVerdict*>& kept)
+{
+    fs::path dir = common / "guard" / "bundles";
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    fs::path file = dir / (utc_stamp() + ".bundle");
+    for (int n = 2; fs::exists(file, ec); ++n)
+        file = dir / (utc_stamp() + "-" + std::to_string(n) + ".bundle");
+    std::vector<std::string> args{"bundle", "create", "-q", file.string()};
+    for (const auto* v : kept)
+        args.push_back(v->deletion.ref);
+    auto r = run_git_bounded(git_dir, args, "", Clock::now() + std::chrono::minutes(10));
+    auto heads = run_git_bounded(git_dir, {"bundle", "list-heads", file.string()}, "",
+                                 Clock::now() + std::chrono::minutes(1));
+    for (const auto* v : kept)
+        if (!r || r->status != 0 || !heads || heads->out.find(v->deletion.old_oid + " " + v->deletion.ref) == std::string::npos) {
+            std::fprintf(stderr, "git-guard: cannot keep %s in %s: git bundle failed; refusing the deletion\n",
+                         v->deletion.ref.c_str(), file.c_str());
+            return false;
+        }
+    for (const auto* v : kept)
+        std::fprintf(stderr, "git-guard: kept %s in %s (recover: git fetch %s %s:%s)\n",
+                     v->deletion.ref.c_str(), file.c_str(), shell_quote(file.string()).c_str(),
+                     v->deletion.ref.c_str(), v->deletion.ref.c_str());
     return true;
 }
 
-fs::path repository_start()
+bool is_id_hex(const std::string& v)
 {
-    if (const char* dir = std::getenv("GIT_DIR"); dir && *dir)
-        return dir;
-    return fs::current_path();
+    return (v.size() == 40 || v.size() == 64) && v.find_first_not_of("0123456789abcdef") == std::string::npos;
+}
+
+// Saves one verdict's tip; false after printing the refusal.
+bool save_verdict(const fs::path& git_dir, const fs::path& common, const BranchVerdict& v)
+{
+    std::string branch = v.deletion.ref.substr(11);
+    try {
+        Saved s = save_existing(git_dir, branch, v.deletion.old_oid, {.reason = "branch delete"});
+        std::fprintf(stderr, "git-guard: saved branch %s to %s (git show --stat %s)\n", branch.c_str(),
+                     s.ref.substr(11).c_str(), shell_quote(s.ref.substr(11)).c_str());
+        return true;
+    } catch (const std::exception& e) {
+        Work w;
+        w.branch = branch;
+        w.verdict = Verdict::has_work;
+        w.commits = v.commits;
+        std::fprintf(stderr, "git-guard: %s", refusal_message(w, e.what(), "delete").c_str());
+        journal_refusal(common, w, e.what(), "branch delete");
+        return false;
+    }
+}
+
+// Resolves tips git did not check (one cat-file for all), drops renames, and leaves
+// what must be judged.
+void prepare(const fs::path& git_dir, const fs::path& common, RefTransaction& tx)
+{
+    std::string names;
+    for (const auto& d : tx.deletions)
+        if (d.old_oid.empty())
+            names += d.ref + "\n";
+    std::istringstream resolved;
+    if (!names.empty()) {
+        auto r = run_git_bounded(git_dir, {"cat-file", "--batch-check=%(objectname) %(rest)"}, names,
+                                 Clock::now() + std::chrono::seconds(30));
+        // Fail closed (§0.3): a tip we cannot read is no "nothing there".
+        if (!r || r->status != 0)
+            throw Error("cannot read the deleted branches' tips (git cat-file failed)");
+        resolved.str(r->out);
+    }
+    std::vector<Deletion> kept;
+    for (auto& d : tx.deletions) {
+        std::string line;
+        // cat-file answers "<oid> " or "<ref> missing", in input order.
+        if (d.old_oid.empty() && std::getline(resolved, line) && is_id_hex(line.substr(0, line.find(' '))))
+            d.old_oid = line.substr(0, line.find(' '));
+        if (d.old_oid.empty() || (!is_save_ref(d.ref) && d.ref.starts_with("refs/heads/") &&
+                                  is_rename(common, d.ref, d.old_oid)))
+            tx.other_deleted.push_back(d.ref); // nothing there, or a rename: nothing to lose
+        else
+            kept.push_back(d);
+    }
+    tx.deletions = kept;
+}
+
+int guard_transaction(const fs::path& git_dir, const fs::path& common, Input& in, const HookSettings& h)
+{
+    prepare(git_dir, common, in.tx);
+    auto deadline = Clock::now() + h.timeout;
+    auto verdicts = in.tx.deletions.empty() ? std::vector<BranchVerdict>{}
+                                            : judge_deletions(git_dir, in.tx, h.settings, deadline);
+    bool ok = true;
+    size_t unchecked = 0;
+    std::vector<const BranchVerdict*> to_bundle;
+    for (const auto& v : verdicts) {
+        if (!v.note.empty())
+            std::fprintf(stderr, "git-guard: note: %s\n", v.note.c_str());
+        if (v.commits.empty())
+            continue;
+        unchecked += v.unchecked;
+        PathLock lock(common, v.deletion.ref, h.settings.lock_timeout);
+        if (h.mirror)
+            to_bundle.push_back(&v);
+        else if (is_save_ref(v.deletion.ref)) {
+            std::string name = v.deletion.ref.substr(v.deletion.ref.starts_with("refs/heads/") ? 11 : 5);
+            std::fprintf(stderr,
+                         "git-guard: refusing to delete %s: it holds %zu commit(s) found on no other ref.\n"
+                         "  inspect: git show --stat %s\n  let it go: git guard drop %s\n",
+                         name.c_str(), v.commits.size(), shell_quote(name).c_str(), shell_quote(name).c_str());
+            Work w;
+            w.branch = name;
+            w.commits = v.commits;
+            journal_refusal(common, w, "a save holding unique commits; git guard drop lets it go", "branch delete");
+            ok = false;
+        } else if (!is_save_ref(v.deletion.ref))
+            ok = save_verdict(git_dir, common, v) && ok;
+    }
+    if (!to_bundle.empty())
+        ok = keep_in_bundle(git_dir, common, to_bundle) && ok;
+    if (ok)
+        record_judged(common, in.tx);
+    if (unchecked && Clock::now() >= deadline)
+        std::fprintf(stderr, "git-guard: guard.hookTimeout (%llds) passed: kept %zu tip(s) without "
+                             "checking whether they are published\n",
+                     static_cast<long long>(h.timeout.count()), unchecked);
+    return ok ? 0 : 1;
 }
 
 } // namespace
@@ -184,33 +301,22 @@ int run_hook(const std::vector<std::string>& args)
 {
     if (args.size() < 2 || args[0] != "reference-transaction" || args[1] != "prepared")
         return 0;
-    auto updates = parse_updates(std::cin);
-    bool deletes_branch = false;
-    for (const auto& u : updates)
-        deletes_branch = deletes_branch || (is_zero(u.new_value) && u.ref.starts_with("refs/heads/"));
-    if (!deletes_branch)
+    std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+    Input in = parse_input(text);
+    // git cannot be deleting a ref it cannot name: such lines are named and ignored.
+    if (!in.unreadable.empty())
+        std::fprintf(stderr, "git-guard: ignored %zu ref update line(s) git does not write, the first: %s\n",
+                     in.unreadable.size(), shell_quote(in.unreadable[0].substr(0, 100)).c_str());
+    if (in.tx.deletions.empty())
         return 0;
     try {
-        Location where = locate(repository_start());
-        Settings settings = read_settings(where.common);
-        if (!settings.enabled)
+        auto [git_dir, common] = repository_dirs();
+        HookSettings h = hook_settings(git_dir);
+        if (!h.settings.enabled)
             return 0;
-        init_log(where.common, false);
-        RefTransaction tx = transaction_of(updates);
-        for (auto& d : tx.deletions)
-            if (d.old_oid.empty()) // no old value given: the ref as it is now
-                d.old_oid = first_line_of(Git(where.common).run({"rev-parse", "-q", "--verify", d.ref}).out);
-        std::erase_if(tx.deletions, [](const Deletion& d) { return d.old_oid.empty(); });
-        // Renames (2.39 shows only the old name's deletion) are not deletions.
-        std::erase_if(tx.deletions, [&](const Deletion& d) { return is_rename(where.common, d.ref, d.old_oid); });
-        std::vector<PathLock> locks;
-        for (const auto& d : tx.deletions)
-            locks.emplace_back(where.common, d.ref, settings.lock_timeout);
-        auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-        bool ok = true;
-        for (const auto& v : judge_deletions(where.git_dir, tx, settings, deadline))
-            ok = guard_deletion(where.common, v) && ok;
-        return ok ? 0 : 1;
+        init_log(common, false);
+        LibGit2 libgit2; // for the saves: libgit2 writes refs without running hooks
+        return guard_transaction(git_dir, common, in, h);
     } catch (const std::exception& e) {
         // A deletion whose safety cannot be established is refused.
         std::fprintf(stderr, "git-guard: cannot check a branch deletion, refusing it: %s\n", e.what());

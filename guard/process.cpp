@@ -14,6 +14,7 @@
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 extern char** environ;
@@ -40,8 +41,11 @@ void close_pair(int fds[2])
 
 // In the child: wire the pipes, apply cwd and env, exec. Never returns.
 [[noreturn]] void start_child(const std::vector<std::string>& argv, const RunOptions& options,
-                              int in[2], int out[2], int err[2])
+                              int in[2], int out[2], int err[2], pid_t parent)
 {
+    // A child never outlives git-guard (LESSONS 18): a killed hook or shim takes its git along.
+    if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != parent)
+        _exit(137);
     ::dup2(in[0], 0);
     if (options.capture) {
         ::dup2(out[1], 1);
@@ -139,11 +143,12 @@ RunResult run(const std::vector<std::string>& argv, const RunOptions& options)
     if (::pipe2(in, O_CLOEXEC) != 0 ||
         (options.capture && (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0)))
         throw Error(std::string("pipe: ") + std::strerror(errno));
+    pid_t parent = ::getpid();
     pid_t pid = ::fork();
     if (pid < 0)
         throw Error(std::string("fork: ") + std::strerror(errno));
     if (pid == 0)
-        start_child(argv, options, in, out, err);
+        start_child(argv, options, in, out, err, parent);
     if (options.timeout_ms > 0)
         ::setpgid(pid, pid); // as the child does: whichever runs first, kill(-pid) reaches it
     ::close(in[0]);

@@ -63,3 +63,8 @@ pid_t spawn(char* const argv[], int in_fd, int out_fd, int quiet);
 // Waits for `pid`: its exit code, or 128 + the signal that killed it, which is also
 // stored in `*signal_number` (when not NULL; 0 for a normal exit).
 int wait_for(pid_t pid, int* signal_number);
+
+// hook
+// Like spawn (stdin from `in_fd`), and the child gets `death_signal` when this
+// process dies, so that a killed hook leaves no worker behind.
+pid_t spawn_tied(char* const argv[], int in_fd, int death_signal);

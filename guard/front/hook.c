@@ -1,12 +1,17 @@
-// git-guard-hook: the first stage of the reference-transaction hook, run by the stub
-// as `git-guard-hook <hook path> <state>`. It starts the full git-guard only when the
-// prepared transaction deletes a branch; every other transaction costs one small
-// process. A user's earlier hook, moved to reference-transaction.guard-chained, runs
-// after it with the same input, in every state.
+// git-guard-hook: the first stage of the reference-transaction hook. git starts it
+// directly, with no shell (DESIGN §11): the installed hook is a link to it, run as
+// `<hook path> <state>`; a configured hook (git >= 2.54) runs it as
+// `git-guard-hook <state>`; the first version's stub ran `git-guard-hook <hook path>
+// <state>`. It starts the full git-guard only when a prepared transaction deletes a
+// branch or a save; every other transaction costs one small process. A user's earlier
+// hook, moved to reference-transaction.guard-chained, runs after it with the same
+// input, in every state.
 #include "common.h"
+#include "places.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-enum { k_small_input = 65536, k_max_parent_args = 64 };
+enum { k_small_input = 65536 };
 
 static char s_small[k_small_input];
 static char* s_input = s_small;
@@ -49,7 +54,7 @@ static int read_input(void)
 static int is_hex(const char* s, size_t length)
 {
     for (size_t i = 0; i < length; ++i)
-        if (!strchr("0123456789abcdef", s[i]) || !s[i])
+        if (!s[i] || !strchr("0123456789abcdef", s[i]))
             return 0;
     return 1;
 }
@@ -64,71 +69,183 @@ static int is_zero_id(const char* s, size_t length)
     return 1;
 }
 
-// Whether `line` is `<old> <new> refs/heads/<name>` with an all-zero <new>. <old> is an
-// object id of the same length, or `ref:<target>` (git >= 2.46); anything else is not
-// a deletion.
-static int is_branch_deletion(const char* line, size_t length, const char** ref,
-                              size_t* ref_length)
+static int has_prefix(const char* s, size_t length, const char* prefix)
+{
+    size_t n = strlen(prefix);
+    return length > n && memcmp(s, prefix, n) == 0;
+}
+
+// Branches and saves: the refs whose deletion can lose work (DESIGN §4.2, C1).
+static int is_guarded_ref(const char* s, size_t length)
+{
+    return has_prefix(s, length, "refs/heads/") || has_prefix(s, length, "refs/stranded/");
+}
+
+enum line_kind { k_other, k_deletion, k_unreadable };
+
+// `<old> <new> <ref>` deleting a branch or a save: <new> all zeros, <old> an id of the
+// same length (all zeros when git did not check it). An old `ref:<target>` (2.46) is a
+// symbolic ref's deletion, which holds no commits; a new `ref:` value is no deletion.
+// A line naming a guarded ref in a form git never writes is unreadable: it is named
+// on stderr and otherwise ignored (git cannot be deleting a ref it cannot name).
+static enum line_kind classify(const char* line, size_t length, const char** old_id,
+                               size_t* old_length)
 {
     const char* end = line + length;
     const char* old_end = memchr(line, ' ', length);
     const char* new_end = old_end ? memchr(old_end + 1, ' ', (size_t)(end - old_end - 1)) : NULL;
-    if (!new_end)
-        return 0;
-    size_t old_length = (size_t)(old_end - line);
-    size_t new_length = (size_t)(new_end - old_end - 1);
-    *ref = new_end + 1;
-    *ref_length = (size_t)(end - *ref);
-    int old_ok = (old_length == new_length && is_hex(line, old_length)) ||
-                 (old_length > 4 && memcmp(line, "ref:", 4) == 0);
-    return old_ok && is_zero_id(old_end + 1, new_length) && *ref_length > 11 &&
-           memcmp(*ref, "refs/heads/", 11) == 0 && !memchr(*ref, ' ', *ref_length);
+    if (!new_end) {
+        int mentions = memmem(line, length, "refs/heads/", 11) || memmem(line, length, "refs/stranded/", 14);
+        return mentions ? k_unreadable : k_other;
+    }
+    const char* new_id = old_end + 1;
+    const char* ref = new_end + 1;
+    size_t ref_length = (size_t)(end - ref);
+    size_t new_length = (size_t)(new_end - new_id);
+    *old_id = line;
+    *old_length = (size_t)(old_end - line);
+    if (!is_guarded_ref(ref, ref_length))
+        return k_other;
+    if (memchr(ref, ' ', ref_length) || memchr(ref, '\r', ref_length) || memchr(ref, '\0', ref_length))
+        return k_unreadable;
+    if (has_prefix(new_id, new_length, "ref:"))
+        return k_other;
+    if ((new_length != 40 && new_length != 64) || !is_hex(new_id, new_length))
+        return k_unreadable;
+    if (!is_zero_id(new_id, new_length) || has_prefix(line, *old_length, "ref:"))
+        return k_other;
+    return *old_length == new_length && is_hex(line, *old_length) ? k_deletion : k_unreadable;
 }
 
-// Counts the branch deletions in the input; with `why`, reports each as unchecked.
-static int scan_deletions(const char* why)
+// Whether every deletion is ref packing pruning a loose ref (pack-refs, gc, auto-gc,
+// maintenance, `git refs optimize`): the ref's old value is already in packed-refs,
+// and nobody holds packed-refs.lock. A real deletion of a packed ref holds that lock
+// in `prepared` (git rewrites packed-refs), and one of a loose-only ref is not in
+// packed-refs at its old value. A deletion git did not check (old all zeros) is real.
+// Observed the same on git 2.39 and 2.55; any doubt counts as a real deletion.
+static int only_pruning(void)
 {
-    int count = 0;
-    for (const char* line = s_input; line < s_input + s_size;) {
+    char common[k_path_max], path[k_path_max + 32];
+    if (common_dir(common, sizeof common) != 0)
+        return 0;
+    snprintf(path, sizeof path, "%s/packed-refs.lock", common);
+    if (access(path, F_OK) == 0)
+        return 0;
+    snprintf(path, sizeof path, "%s/packed-refs", common);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || st.st_size == 0) {
+        if (fd >= 0)
+            close(fd);
+        return 0;
+    }
+    char* packed = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (packed == MAP_FAILED)
+        return 0;
+    int all = 1;
+    for (const char* line = s_input; all && line < s_input + s_size;) {
         const char* newline = memchr(line, '\n', (size_t)(s_input + s_size - line));
         const char* end = newline ? newline : s_input + s_size;
-        const char* ref;
-        size_t ref_length;
-        if (is_branch_deletion(line, (size_t)(end - line), &ref, &ref_length)) {
-            ++count;
-            if (why)
-                fprintf(stderr, "git-guard: cannot check the deletion of %.*s: %s\n",
-                        (int)ref_length, ref, why);
+        const char* old_id;
+        size_t old_length;
+        if (classify(line, (size_t)(end - line), &old_id, &old_length) == k_deletion) {
+            // packed-refs holds "<old> <ref>\n": the line without its zero new value.
+            const char* ref = old_id + 2 * old_length + 2;
+            char want[k_path_max];
+            int n = snprintf(want, sizeof want, "%.*s %.*s\n", (int)old_length, old_id,
+                             (int)(end - ref), ref);
+            all = !is_zero_id(old_id, old_length) && n > 0 && (size_t)n < sizeof want &&
+                  ((size_t)n <= (size_t)st.st_size && memmem(packed, (size_t)st.st_size, want, (size_t)n));
         }
         line = end + 1;
     }
-    return count;
+    munmap(packed, (size_t)st.st_size);
+    return all;
 }
 
-// Whether our parent is `git pack-refs` (run alone, or by gc and auto-gc). On git 2.39
-// it reports each loose ref it prunes as a deletion, although the ref lives on in
-// packed-refs.
-static int parent_is_pack_refs(void)
+// Whether git (our parent) already had every deletion here judged, at the same tip:
+// git 2.39 deletes N branches as one packed-refs transaction and then N loose ones,
+// each running the hook. The full binary records what it judged in
+// <common>/guard/hook-judged with git's pid and start time; a ref still holds the
+// judged tip when its loose file says so, or when it is gone from both stores.
+static int already_judged(void)
 {
-    char path[64], cmdline[4096];
-    snprintf(path, sizeof path, "/proc/%d/cmdline", (int)getppid());
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    char common[k_path_max], path[k_path_max + 64], line[k_path_max + 80];
+    if (common_dir(common, sizeof common) != 0)
         return 0;
-    ssize_t n = read(fd, cmdline, sizeof cmdline - 1);
-    close(fd);
-    if (n <= 0)
+    snprintf(path, sizeof path, "%s/reftable", common);
+    if (access(path, F_OK) == 0)
         return 0;
-    cmdline[n] = '\0';
-    char* args[k_max_parent_args];
-    int count = 0;
-    for (char* arg = cmdline; arg < cmdline + n && count < k_max_parent_args;
-         arg += strlen(arg) + 1)
-        args[count++] = arg;
-    if (strcmp(base_name(args[0]), "git-pack-refs") == 0)
-        return 1;
-    int at = skip_git_options(count, args, 1, NULL);
-    return at >= 0 && strcmp(args[at], "pack-refs") == 0;
+    snprintf(path, sizeof path, "%s/guard/hook-judged", common);
+    FILE* f = fopen(path, "re");
+    long pid = 0;
+    unsigned long long started = 0;
+    int same = f && fgets(line, sizeof line, f) && sscanf(line, "%ld %llu", &pid, &started) == 2 &&
+               pid == (long)getppid() && started == start_time(pid) && started != 0;
+    int all = same;
+    for (const char* at = s_input; all && at < s_input + s_size;) {
+        const char* newline = memchr(at, '\n', (size_t)(s_input + s_size - at));
+        const char* end = newline ? newline : s_input + s_size;
+        const char* old_id;
+        size_t old_length;
+        if (classify(at, (size_t)(end - at), &old_id, &old_length) == k_deletion) {
+            const char* ref = old_id + 2 * old_length + 2;
+            char want[k_path_max + 80], loose[k_path_max + 80] = "";
+            snprintf(want, sizeof want, " %.*s\n", (int)(end - ref), ref);
+            char recorded[80] = "";
+            rewind(f);
+            fgets(line, sizeof line, f);
+            while (!recorded[0] && fgets(line, sizeof line, f))
+                if (strlen(line) > old_length && strcmp(line + old_length, want) == 0)
+                    snprintf(recorded, sizeof recorded, "%.*s", (int)old_length, line);
+            snprintf(path, sizeof path, "%s/%.*s", common, (int)(end - ref), ref);
+            FILE* r = fopen(path, "re");
+            int has_loose = r && fgets(loose, sizeof loose, r);
+            if (r)
+                fclose(r);
+            loose[strcspn(loose, "\n")] = '\0';
+            all = recorded[0] && (is_zero_id(old_id, old_length) || memcmp(old_id, recorded, old_length) == 0) &&
+                  (has_loose ? strcmp(loose, recorded) == 0 : !in_packed_refs(common, want));
+        }
+        at = end + 1;
+    }
+    if (f)
+        fclose(f);
+    return all;
+}
+
+// How many lines delete a branch or a save. With `why`, names each as unguarded.
+// Names the first unreadable line (and how many there were) on stderr.
+static int scan(const char* why)
+{
+    int count = 0, unreadable = 0;
+    for (const char* line = s_input; line < s_input + s_size;) {
+        const char* newline = memchr(line, '\n', (size_t)(s_input + s_size - line));
+        const char* end = newline ? newline : s_input + s_size;
+        const char* old_id;
+        size_t old_length;
+        enum line_kind kind = classify(line, (size_t)(end - line), &old_id, &old_length);
+        count += kind == k_deletion;
+        if (!why && kind == k_unreadable && unreadable++ == 0) {
+            fputs("git-guard: ignored a ref update git does not write: '", stderr);
+            for (const char* c = line; c < end && c < line + 100; ++c)
+                fputs(*c >= 32 && *c < 127 ? (char[]){*c, 0} : "?", stderr);
+            fputs("'\n", stderr);
+        }
+        if (why && kind == k_deletion) {
+            const char* ref = old_id + 2 * old_length + 2;
+            fprintf(stderr, "git-guard: refusing to delete %.*s unchecked: %s\n",
+                    (int)(end - ref), ref, why);
+        }
+        line = end + 1;
+    }
+    if (unreadable > 1)
+        fprintf(stderr, "git-guard: ... %d such lines in all\n", unreadable);
+    if (why && count)
+        fprintf(stderr, "git-guard: reinstall git-guard (git guard install), or delete "
+                        "with the guard off: git -c core.hooksPath=/dev/null ...\n");
+    return count;
 }
 
 // A file holding the input, rewound before each child so that each reads all of it.
@@ -152,66 +269,20 @@ static int input_file(void)
     return fd;
 }
 
-// Runs `argv` with the input on its stdin. Returns its status, or -1 with `why` set
-// when it could not be started.
-static int run_with_input(char* const argv[], int input, const char** why, int* signal_number)
+// Runs `argv` with the input on its stdin; it dies with us (SIGKILL on our death).
+// Returns its status, or 1 after saying why it could not run or was killed.
+static int run_tied(char* const argv[], int input)
 {
-    pid_t pid = -1;
-    if (input < 0 || lseek(input, 0, SEEK_SET) != 0)
-        *why = "cannot hand it the ref updates";
-    else if ((pid = spawn(argv, input, -1, 0)) < 0)
-        *why = strerror(errno);
-    return pid < 0 ? -1 : wait_for(pid, signal_number);
-}
-
-// Hands the transaction to the full git-guard; its status is ours.
-static int guard_deletions(const char* state, int input)
-{
-    char dir[k_path_max], full[k_path_max], why[k_path_max + 64];
-    if (self_dir(dir, sizeof dir) != 0 || join_path(full, sizeof full, dir, "git-guard") != 0) {
-        scan_deletions("cannot find git-guard next to git-guard-hook");
-        return 1;
-    }
-    if (input < 0) {
-        scan_deletions("cannot hand the ref updates to git-guard");
-        return 1;
-    }
-    char* argv[] = {full, (char*)"hook", (char*)"reference-transaction", (char*)state, NULL};
-    const char* reason = NULL;
     int signal_number = 0;
-    int status = run_with_input(argv, input, &reason, &signal_number);
+    pid_t pid = input < 0 || lseek(input, 0, SEEK_SET) != 0 ? -1 : spawn_tied(argv, input, SIGKILL);
+    int status = pid < 0 ? -1 : wait_for(pid, &signal_number);
+    if (status >= 0 && !signal_number)
+        return status;
     if (status < 0)
-        snprintf(why, sizeof why, "cannot run %s: %s", full, reason);
-    else if (signal_number)
-        snprintf(why, sizeof why, "%s was killed by signal %d", full, signal_number);
+        fprintf(stderr, "git-guard: cannot run %s: %s\n", argv[0],
+                input < 0 ? "cannot hand it the ref updates" : strerror(errno));
     else
-        return status;
-    scan_deletions(why);
-    return 1;
-}
-
-// Writes the user's earlier hook, next to `hook_path`, into `chained`. Returns whether
-// it is installed and executable.
-static int find_chained(const char* hook_path, char* chained, size_t size)
-{
-    const char* slash = strrchr(hook_path, '/');
-    int length = slash ? (int)(slash - hook_path) : 1;
-    int n = snprintf(chained, size, "%.*s/reference-transaction.guard-chained", length,
-                     slash ? hook_path : ".");
-    struct stat st;
-    return n > 0 && (size_t)n < size && stat(chained, &st) == 0 && S_ISREG(st.st_mode) &&
-           access(chained, X_OK) == 0;
-}
-
-// Runs the user's earlier hook: its status, as git would have seen it.
-static int run_chained(char* chained, const char* state, int input)
-{
-    char* argv[] = {chained, (char*)state, NULL};
-    const char* why = NULL;
-    int status = run_with_input(argv, input, &why, NULL);
-    if (status >= 0)
-        return status;
-    fprintf(stderr, "git-guard: cannot run %s: %s\n", chained, why);
+        fprintf(stderr, "git-guard: %s was killed by signal %d\n", argv[0], signal_number);
     return 1;
 }
 
@@ -219,24 +290,40 @@ int main(int argc, char** argv)
 {
     if (wants_guard_version(argc, argv, "git-guard-hook"))
         return 0;
-    if (argc < 2) {
-        fputs("usage: git-guard-hook <hook path> <state>\n", stderr);
+    if (argc < 2 || argc > 3) {
+        fputs("usage: <hook path> <state>, or git-guard-hook [<hook path>] <state>\n", stderr);
         return 2;
     }
-    const char* state = argc > 2 ? argv[2] : NULL;
-    int prepared = state && strcmp(state, "prepared") == 0;
+    const char* hook_path = argc == 3 ? argv[1] : argv[0];
+    const char* state = argv[argc - 1];
+    int prepared = strcmp(state, "prepared") == 0;
     if (read_input() != 0 && prepared) {
         // What went unread may delete a branch: refuse rather than let it through.
         fprintf(stderr, "git-guard: cannot read the ref updates: %s\n", strerror(errno));
         return 1;
     }
-    int deletions = prepared && scan_deletions(NULL) > 0 && !parent_is_pack_refs();
+    int guarded = prepared && scan(NULL) > 0 && !only_pruning() && !already_judged();
     char chained[k_path_max];
-    int has_chained = find_chained(argv[1], chained, sizeof chained);
-    if (!deletions && !has_chained)
+    int has_chained = find_chained(hook_path, chained, sizeof chained);
+    if (!guarded && !has_chained)
         return 0;
+    char full[k_path_max], tried[4 * k_path_max], why[5 * k_path_max];
+    if (guarded && find_full(hook_path, full, sizeof full, tried, sizeof tried) != 0) {
+        snprintf(why, sizeof why, "git-guard is missing (looked for %s)", tried);
+        scan(why);
+        return 1;
+    }
     int input = input_file();
-    int ours = deletions ? guard_deletions(state, input) : 0;
-    int theirs = has_chained ? run_chained(chained, state, input) : 0;
-    return ours ? ours : theirs;
+    char* ours[] = {full, (char*)"hook", (char*)"reference-transaction", (char*)state, NULL};
+    if (guarded && !has_chained && input >= 0 && lseek(input, 0, SEEK_SET) == 0) {
+        // Nothing runs after it: become it, so that whoever kills the hook kills it.
+        dup2(input, 0);
+        execv(full, ours);
+        fprintf(stderr, "git-guard: cannot run %s: %s\n", full, strerror(errno));
+        return 1;
+    }
+    int status = guarded ? run_tied(ours, input) : 0;
+    char* theirs[] = {chained, (char*)state, NULL};
+    int chained_status = has_chained ? run_tied(theirs, input) : 0;
+    return status ? status : chained_status;
 }

@@ -282,3 +282,19 @@ _guard_on_exit() {
     fi
 }
 trap _guard_on_exit EXIT
+
+# --- another git (hook) ------------------------------------------------------------------
+# GUARD_TEST_GIT=/path/to/git: the suites run against that git. It becomes $REAL_GIT and
+# its directory leads PATH and BASE_PATH, so every plain `git` and git-guard's own git
+# calls run it too. Unset: the system git, exactly as before.
+if [ -n "${GUARD_TEST_GIT:-}" ]; then
+    if [ ! -x "$GUARD_TEST_GIT" ] || [ -d "$GUARD_TEST_GIT" ]; then
+        echo "GUARD_TEST_GIT=$GUARD_TEST_GIT is not an executable git" >&2
+        exit 2
+    fi
+    REAL_GIT=$(cd "$(dirname "$GUARD_TEST_GIT")" && pwd)/$(basename "$GUARD_TEST_GIT")
+    BASE_PATH=$(dirname "$REAL_GIT"):$BASE_PATH
+    PATH=$(dirname "$REAL_GIT"):$PATH
+    export REAL_GIT BASE_PATH PATH GUARD_TEST_GIT
+    hash -r
+fi

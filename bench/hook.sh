@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# What the reference-transaction hook costs (issue 8, DESIGN §11), side by side in one
+# hyperfine run per git: the same command in a repository with no hook, with a no-op
+# static hook (bench/noop_hook.c, built here with cc -static -O2) and with git-guard's
+# hook placed as install places it (a link to git-guard-hook, guard.enabled). For
+#   git update-ref refs/heads/x HEAD
+#   git commit --allow-empty
+#   git fetch of 1,000 new tags (from a local origin)
+# it prints the medians and the ratio (guard - no hook) / (no-op hook - no hook): 1.0
+# means the guard costs what the cheapest possible hook costs. Then, for a transaction
+# deleting 1,000 branches that each hold an unpushed commit (git update-ref --stdin),
+# the median time the guard adds per deleted branch (every one of them saved), from
+# one hyperfine run of both.
+# Reports; never asserts.
+#
+# Usage: bench/hook.sh [BIN_DIR] [GIT...]   (default: build/bin; git on PATH and
+# /opt/git-2.55/bin/git when present). $RUNS (default 30) and $FETCH_RUNS (default 5)
+# set hyperfine's run counts.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+bin=$(cd "${1:-${GUARD_BIN_DIR:-$root/build/bin}}" && pwd)
+shift || true
+gits=("$@")
+if [ ${#gits[@]} -eq 0 ]; then
+    gits=("$(command -v git)")
+    [ -x /opt/git-2.55/bin/git ] && gits+=(/opt/git-2.55/bin/git)
+fi
+for tool in hyperfine cc awk; do
+    command -v "$tool" >/dev/null || { echo "hook.sh: $tool is not installed" >&2; exit 2; }
+done
+runs=${RUNS:-30}
+fetch_runs=${FETCH_RUNS:-5}
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/git-guard-bench-hook.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+export HOME=$work GIT_CONFIG_NOSYSTEM=1 LC_ALL=C
+export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com
+export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.com
+printf '[gc]\n\tauto = 0\n[maintenance]\n\tauto = false\n' >"$HOME/.gitconfig"
+cc -static -O2 -o "$work/noop-hook" "$root/bench/noop_hook.c"
+
+# place KIND GIT_DIR: no hook, the no-op static hook, or git-guard's, in place of the last.
+place() {
+    rm -f "$2/hooks/reference-transaction"
+    case $1 in
+    none) ;;
+    noop) cp "$work/noop-hook" "$2/hooks/reference-transaction" ;;
+    guard)
+        ln -s "$bin/git-guard-hook" "$2/hooks/reference-transaction"
+        ;;
+    esac
+}
+
+# interleave LABEL RUNS DIR PREPARE COMMAND: runs COMMAND in DIR (a git dir's work tree)
+# with each kind of hook (none, noop, guard) in turn, rotating which goes first, RUNS
+# rounds: the same repository every time, only the hook differs, and the machine's load
+# falls on all three alike. PREPARE runs untimed before each. In both, {} is DIR. Prints the medians and the
+# ratio (guard - no hook) / (no-op hook - no hook).
+interleave() {
+    local label=$1 n=$2 dir=$3 prepare=$4 command=$5 i kind start end kinds=(none noop guard)
+    declare -A times=()
+    for ((i = 0; i < n; i++)); do
+        # Each round starts with another kind: no kind always follows the same one.
+        for kind in "${kinds[@]:i%3}" "${kinds[@]:0:i%3}"; do
+            place "$kind" "$dir/.git"
+            [ -z "$prepare" ] || sh -c "${prepare//\{\}/$dir}" >/dev/null 2>&1
+            start=$EPOCHREALTIME
+            sh -c "${command//\{\}/$dir}" >/dev/null 2>&1
+            end=$EPOCHREALTIME
+            times[$kind]+="$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f", (b - a) * 1000 }') "
+        done
+    done
+    local median_none median_noop median_guard
+    median_none=$(median ${times[none]})
+    median_noop=$(median ${times[noop]})
+    median_guard=$(median ${times[guard]})
+    awk -v label="$label" -v n="$median_none" -v o="$median_noop" -v g="$median_guard" 'BEGIN {
+        printf "  %-24s no hook %9.2f ms  no-op hook %9.2f ms  guard %9.2f ms  ratio %5.2f\n",
+               label, n, o, g, ((o - n) > 0 ? (g - n) / (o - n) : 0) }'
+}
+
+median() {
+    printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+for git in "${gits[@]}"; do
+    version=$("$git" version)
+    w=$work/$(echo "$version" | tr -c 'a-z0-9.\n' _)
+    mkdir -p "$w"
+    PATH=$(dirname "$git"):$PATH
+    hash -r
+    # An origin with 1,000 tags; per kind a clone (fetching them) and a work repository.
+    git init -q "$w/origin"
+    git -C "$w/origin" commit -q --allow-empty -m base
+    for ((i = 0; i < 1000; i++)); do echo "create refs/tags/t$i HEAD"; done | git -C "$w/origin" update-ref --stdin
+    git init -q "$w/repo"
+    git -C "$w/repo" commit -q --allow-empty -m bench
+    git -C "$w/repo" config guard.enabled true
+    git clone -q --no-tags "$w/origin" "$w/clone" 2>/dev/null
+    git -C "$w/clone" config guard.enabled true
+    echo "== $version (medians of interleaved runs)"
+    interleave "update-ref ($runs runs)" "$runs" "$w/repo" "" "git -C {} update-ref refs/heads/x HEAD"
+    interleave "commit ($runs runs)" "$runs" "$w/repo" "" "git -C {} commit -q --allow-empty -m run"
+    drop="git -C {} -c core.hooksPath=/dev/null for-each-ref --format='delete %(refname)' refs/tags | git -C {} -c core.hooksPath=/dev/null update-ref --stdin"
+    interleave "fetch 1,000 tags ($fetch_runs)" "$fetch_runs" "$w/clone" "$drop" "git -C {} fetch -q origin 'refs/tags/*:refs/tags/*'"
+
+    # 1,000 branches, each one unpushed commit, deleted in one transaction: a repository
+    # without the hook and one with it (hyperfine runs them side by side).
+    for kind in none guard; do
+        git init -q "$w/$kind"
+        git -C "$w/$kind" commit -q --allow-empty -m bench
+        git -C "$w/$kind" config guard.enabled true
+        place "$kind" "$w/$kind/.git"
+    done
+    for kind in none guard; do
+        r=$w/$kind
+        base=$(git -C "$r" rev-parse HEAD)
+        tree=$(git -C "$r" rev-parse 'HEAD^{tree}')
+        : >"$w/$kind.create"
+        : >"$w/$kind.delete"
+        for ((i = 0; i < 1000; i++)); do
+            c=$(echo "work $i" | git -C "$r" commit-tree "$tree" -p "$base")
+            echo "create refs/heads/d$i $c" >>"$w/$kind.create"
+            echo "delete refs/heads/d$i" >>"$w/$kind.delete"
+        done
+    done
+    args=()
+    for kind in none guard; do
+        r=$w/$kind
+        prep="sh -c \"git -C $r -c core.hooksPath=/dev/null for-each-ref --format='delete %(refname)' refs/heads/stranded/ | git -C $r -c core.hooksPath=/dev/null update-ref --stdin && git -C $r -c core.hooksPath=/dev/null update-ref --stdin <$w/$kind.create\""
+        args+=(--prepare "$prep" -n "delete1000 $kind" "sh -c 'git -C $r update-ref --stdin <$w/$kind.delete'")
+    done
+    hyperfine --warmup 1 --runs "$fetch_runs" --export-csv "$w/delete.csv" "${args[@]}" >/dev/null
+    saved=$(git -C "$w/guard" for-each-ref refs/heads/stranded/ | grep -c . || true)
+    awk -F, -v saved="$saved" '
+        NR > 1 { median[$1] = $4 * 1000 }
+        END {
+            n = median["delete1000 none"]; g = median["delete1000 guard"]
+            printf "  %-24s no hook %9.2f ms  guard %9.2f ms  added per branch %6.2f ms (%d saved in the last run)\n",
+                   "delete 1,000 branches", n, g, (g - n) / 1000, saved
+        }' "$w/delete.csv"
+    echo
+done

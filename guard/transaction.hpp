@@ -1,0 +1,34 @@
+#pragma once
+
+// A reference transaction as git hands it to the hook, and the settings the hook reads.
+
+#include "guard/bounded.hpp"
+#include "guard/history.hpp"
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace guard {
+
+bool is_save_ref(const std::string& ref);   // refs/heads/stranded/*, refs/stranded/*
+
+// git's input: `<old> <new> <ref>` lines. A line naming a branch or a save that git
+// cannot have written is kept in `unreadable`, so that the transaction is refused.
+// A deletion git did not check (old all zeros) has an empty old_oid.
+struct Input {
+    RefTransaction tx;
+    std::vector<std::string> unreadable;
+};
+Input parse_input(const std::string& text);
+
+struct HookSettings {
+    Settings settings;                  // guard.enabled, guard.baseRef
+    std::chrono::seconds timeout{30};   // guard.hookTimeout
+    bool mirror = false;                // a fetch refspec reaches refs/heads/: saves would be pruned
+};
+// One `git config` call (a repository libgit2 cannot open still answers).
+HookSettings hook_settings(const std::filesystem::path& git_dir);
+
+} // namespace guard

@@ -1,6 +1,7 @@
 // git guard doctor: every check runs, whatever failed before it, so one run names every
 // problem. The checks read; they never repair (the fix is printed instead).
 #include "guard/doctor.hpp"
+#include "guard/shim.hpp"
 
 #include "guard/error.hpp"
 #include "guard/install.hpp"
@@ -318,6 +319,18 @@ void gc_checks(std::vector<Check>& checks, const Patient& p)
                             "run 'git guard install' (it sets gc.worktreePruneExpire=never)"));
 }
 
+// git's own children (a shell alias, a hook, rebase -x) reach the shim through its
+// exec-path mirror; a git upgrade adds or moves entries, so the mirror is checked here.
+void exec_path_checks(std::vector<Check>& checks, const Patient&)
+{
+    std::string why;
+    if (exec_path_intact(why))
+        return checks.push_back(passed("exec_path", "git's own children (shell aliases, hooks, "
+                                                    "rebase -x) reach the shim; git --exec-path is git's"));
+    checks.push_back(failed("exec_path", why + ": a git started by git itself bypasses the guard",
+                            "delete the mirror directory named above; the shim rebuilds it on its next call"));
+}
+
 void dir_checks(std::vector<Check>& checks, const Patient& p)
 {
     checks.push_back(dirs_check(p.common));
@@ -337,8 +350,9 @@ void limits_checks(std::vector<Check>& checks, const Patient& p)
 
 // The checks of a guarded repository, in the order doctor prints them. A new check
 // (such as the shim's exec-path set-up) is one more entry.
-constexpr RepoCheck k_repo_checks[] = {shim_checks, enabled_checks, repo_hook_checks, gc_checks,
-                                       dir_checks,  worktree_checks, limits_checks};
+constexpr RepoCheck k_repo_checks[] = {shim_checks,    enabled_checks, repo_hook_checks,
+                                       gc_checks,      exec_path_checks, dir_checks,
+                                       worktree_checks, limits_checks};
 
 } // namespace
 

@@ -3,6 +3,7 @@
 #include "guard/journal.hpp"
 #include "guard/layout.hpp"
 #include "guard/lock.hpp"
+#include "guard/progress.hpp"
 #include "guard/report.hpp"
 
 #include <spdlog/spdlog.h>
@@ -247,21 +248,26 @@ std::optional<Saved> save_work(const fs::path& common, const Work& w, const std:
         return s;
     }
     Git git(w.git_dir, root);
+    // A meter on a terminal once the save has taken a second, as git prints one; nothing else.
+    Progress meter("git-guard: saving " + name, 3);
     Staged staged = uncommitted ? stage_checkout(git, w, common)
                                 : Staged{first_line_of(store.out({"rev-parse", *w.head + "^{tree}"}, "read HEAD")),
                                          "", {}};
     if (!uncommitted)
         staged.index_tree = staged.worktree_tree;
+    meter.update(1);
     if (auto existing = find_equal_save(store, name, options.ref_prefix, staged.worktree_tree,
                                         staged.index_tree, w))
         return existing;
     Saved s;
     s.tree = staged.worktree_tree;
     s.commit = write_save(store, w, staged, settings, options.reason);
+    meter.update(2);
     s.made_commit = true;
     s.base = w.head.value_or("");
     s.ref = create_ref(store, name, s.commit, options.ref_prefix);
     verify(store, s);
+    meter.done();
     s.diffstat = diffstat(store, s.base, s.tree);
     spdlog::info("saved {} from {} to {} ({})", s.commit, w.path, s.ref, options.reason);
     journal_save(common, w, s, options);

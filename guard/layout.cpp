@@ -20,19 +20,11 @@ std::string one_line(std::string text)
 // GIT_AUTHOR_* and GIT_COMMITTER_* for guard.identity ("Name <email>").
 Git with_identity(const Git& git, const Settings& settings)
 {
-    std::string id = settings.identity;
-    auto open = id.find('<'), close = id.rfind('>');
-    std::string name = "git-guard", email = "git-guard@localhost";
-    if (open != std::string::npos && close != std::string::npos && close > open) {
-        name = id.substr(0, open);
-        while (!name.empty() && name.back() == ' ')
-            name.pop_back();
-        email = id.substr(open + 1, close - open - 1);
-    }
-    return git.with_env("GIT_AUTHOR_NAME", name)
-        .with_env("GIT_AUTHOR_EMAIL", email)
-        .with_env("GIT_COMMITTER_NAME", name)
-        .with_env("GIT_COMMITTER_EMAIL", email);
+    Identity id = parse_identity(settings.identity);
+    return git.with_env("GIT_AUTHOR_NAME", id.name)
+        .with_env("GIT_AUTHOR_EMAIL", id.email)
+        .with_env("GIT_COMMITTER_NAME", id.name)
+        .with_env("GIT_COMMITTER_EMAIL", id.email);
 }
 
 std::string commit_tree(const Git& git, const std::string& tree, const std::vector<std::string>& parents,
@@ -66,6 +58,19 @@ std::string header(const Work& w, const std::string& what, const std::string& re
 }
 
 } // namespace
+
+Identity parse_identity(const std::string& id)
+{
+    Identity parsed;
+    auto open = id.find('<'), close = id.rfind('>');
+    if (open != std::string::npos && close != std::string::npos && close > open) {
+        parsed.name = id.substr(0, open);
+        while (!parsed.name.empty() && parsed.name.back() == ' ')
+            parsed.name.pop_back();
+        parsed.email = id.substr(open + 1, close - open - 1);
+    }
+    return parsed;
+}
 
 std::string quote_path(const std::string& path)
 {

@@ -14,6 +14,13 @@ namespace guard {
 std::string write_save(const Git& git, const Work& work, const Staged& staged,
                        const Settings& settings, const std::string& reason);
 
+// guard.identity ("Name <email>") split; git-guard <git-guard@localhost> when malformed.
+struct Identity {
+    std::string name = "git-guard";
+    std::string email = "git-guard@localhost";
+};
+Identity parse_identity(const std::string& identity);
+
 // A path quoted as git quotes it when it needs to (C-style, in double quotes).
 std::string quote_path(const std::string& path);
 

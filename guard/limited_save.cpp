@@ -5,6 +5,8 @@
 // cost follows what is destroyed, not the size of the tree.
 #include "guard/limited_save.hpp"
 
+#include "guard/layout.hpp"
+
 #include "guard/lock.hpp"
 #include "guard/scope.hpp"
 #include "guard/versions.hpp"
@@ -84,17 +86,10 @@ git_oid updated_tree(git_repository* repo, const git_tree* base, const std::vect
 
 Signature identity(const Settings& settings)
 {
-    const std::string& id = settings.identity;
-    auto open = id.find('<'), close = id.rfind('>');
-    std::string name = "git-guard", email = "git-guard@localhost";
-    if (open != std::string::npos && close != std::string::npos && close > open) {
-        name = id.substr(0, open);
-        while (!name.empty() && name.back() == ' ')
-            name.pop_back();
-        email = id.substr(open + 1, close - open - 1);
-    }
+    Identity id = parse_identity(settings.identity);
     git_signature* raw = nullptr;
-    check(git_signature_now(&raw, name.c_str(), email.c_str()), "guard.identity '" + id + "'");
+    check(git_signature_now(&raw, id.name.c_str(), id.email.c_str()),
+          "guard.identity '" + settings.identity + "'");
     return Signature(raw);
 }
 

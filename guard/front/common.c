@@ -3,7 +3,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -175,12 +177,14 @@ static void start_child(char* const argv[], int in_fd, int out_fd, int quiet)
     execv(argv[0], argv);
 }
 
-pid_t spawn(char* const argv[], int in_fd, int out_fd, int quiet)
+// Starts `argv`; with `death_signal`, the child gets it when we die (0: it outlives us).
+static pid_t spawn_with(char* const argv[], int in_fd, int out_fd, int quiet, int death_signal)
 {
     // A close-on-exec pipe tells the parent whether exec itself failed, and why.
     int report[2];
     if (pipe2(report, O_CLOEXEC) != 0)
         return -1;
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         int saved = errno;
@@ -191,6 +195,9 @@ pid_t spawn(char* const argv[], int in_fd, int out_fd, int quiet)
     }
     if (pid == 0) {
         close(report[0]);
+        // The parent may have died before prctl: then nobody would signal us.
+        if (death_signal && (prctl(PR_SET_PDEATHSIG, death_signal) != 0 || getppid() != parent))
+            _exit(128 + death_signal);
         start_child(argv, in_fd, out_fd, quiet);
         int why = errno;
         ssize_t ignored = write(report[1], &why, sizeof why);
@@ -211,6 +218,11 @@ pid_t spawn(char* const argv[], int in_fd, int out_fd, int quiet)
     return pid;
 }
 
+pid_t spawn(char* const argv[], int in_fd, int out_fd, int quiet)
+{
+    return spawn_with(argv, in_fd, out_fd, quiet, 0);
+}
+
 int wait_for(pid_t pid, int* signal_number)
 {
     int status = 0;
@@ -226,45 +238,7 @@ int wait_for(pid_t pid, int* signal_number)
     return 128 + WTERMSIG(status);
 }
 
-// hook
-#include <signal.h>
-#include <sys/prctl.h>
-
 pid_t spawn_tied(char* const argv[], int in_fd, int death_signal)
 {
-    int report[2];
-    if (pipe2(report, O_CLOEXEC) != 0)
-        return -1;
-    pid_t parent = getpid();
-    pid_t pid = fork();
-    if (pid < 0) {
-        int saved = errno;
-        close(report[0]);
-        close(report[1]);
-        errno = saved;
-        return -1;
-    }
-    if (pid == 0) {
-        close(report[0]);
-        // The parent may have died before prctl: then nobody would signal us.
-        if (prctl(PR_SET_PDEATHSIG, death_signal) != 0 || getppid() != parent)
-            _exit(128 + death_signal);
-        start_child(argv, in_fd, -1, 0);
-        int why = errno;
-        ssize_t ignored = write(report[1], &why, sizeof why);
-        (void)ignored;
-        _exit(127);
-    }
-    close(report[1]);
-    int why = 0;
-    ssize_t n;
-    while ((n = read(report[0], &why, sizeof why)) < 0 && errno == EINTR) {
-    }
-    close(report[0]);
-    if (n == (ssize_t)sizeof why) {
-        wait_for(pid, NULL);
-        errno = why;
-        return -1;
-    }
-    return pid;
+    return spawn_with(argv, in_fd, -1, 0, death_signal);
 }

@@ -49,6 +49,15 @@ round_trip() {
     assert_eq 0 "$RC" "$kind: git branch -D failed: $ERR"
     assert_eq "$tip" "$(git_real -C "$repo" rev-parse "$(newest_save "$repo" unpushed)" 2>&1)" \
         "$kind: the unpushed commit of the deleted branch was destroyed, not saved"
+    # No old value given: git checks nothing, the hook reads the tip itself.
+    git_real -C "$repo" checkout -q -b unchecked
+    commit_file "$repo" y.txt "unchecked in $kind" >/dev/null
+    tip=$(git_real -C "$repo" rev-parse HEAD)
+    git_real -C "$repo" checkout -q main
+    run_cmd git -C "$repo" update-ref -d refs/heads/unchecked
+    assert_eq 0 "$RC" "$kind: git update-ref -d failed: $ERR"
+    assert_eq "$tip" "$(git_real -C "$repo" rev-parse "$(newest_save "$repo" unchecked)" 2>&1)" \
+        "$kind: the unpushed commit of a branch deleted by update-ref -d was destroyed, not saved"
     shim_off
 
     run_cmd "$GUARD" -C "$repo" uninstall

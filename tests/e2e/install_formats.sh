@@ -74,6 +74,25 @@ round_trip SHA-256 "$TEST_ROOT/sha256"
 if git_real init -q --ref-format=reftable "$TEST_ROOT/reftable" 2>/dev/null; then
     commit_file "$TEST_ROOT/reftable" README readme
     round_trip reftable "$TEST_ROOT/reftable"
+
+    section "reftable on a git without 'preparing' (2.45-2.53): the locked store takes a bundle"
+    R=$TEST_ROOT/reftable-old
+    git_real init -q --ref-format=reftable "$R"
+    commit_file "$R" README readme
+    git_real -C "$R" config guard.enabled true
+    # The hook as such a git runs it: never in `preparing`.
+    write_hook "$R/.git/hooks/reference-transaction" "#!/bin/sh
+[ \"\$1\" = preparing ] && exit 0
+exec $GUARD_BIN_DIR/git-guard-hook \"\$0\" \"\$1\""
+    git_real -C "$R" checkout -q -b old-git
+    commit_file "$R" z.txt "kept in a bundle" >/dev/null
+    tip=$(git_real -C "$R" rev-parse HEAD)
+    git_real -C "$R" checkout -q main
+    run_cmd git_real -C "$R" branch -D old-git
+    assert_eq 0 "$RC" "reftable without 'preparing': git branch -D failed: $ERR"
+    bundle=$(ls "$R/.git/guard/bundles/"*.bundle 2>/dev/null | head -1)
+    assert_contains "$(git_real -C "$R" bundle list-heads "$bundle" 2>&1)" "$tip refs/heads/old-git" \
+        "reftable without 'preparing': the unpushed commit of the deleted branch was destroyed, not kept in a bundle"
 else
     echo "  skip reftable: $(git_real --version) has no --ref-format=reftable"
 fi

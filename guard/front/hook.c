@@ -204,9 +204,11 @@ static int already_judged(int reftable)
             if (r)
                 fclose(r);
             loose[strcspn(loose, "\n")] = '\0';
-            all = recorded[0] && (is_zero_id(old_id, old_length) || memcmp(old_id, recorded, old_length) == 0) &&
-                  (reftable ? !is_zero_id(old_id, old_length)
-                            : has_loose ? strcmp(loose, recorded) == 0 : !in_packed_refs(common, want));
+            all = recorded[0] &&
+                  (is_zero_id(old_id, old_length) || memcmp(old_id, recorded, old_length) == 0) &&
+                  (reftable    ? !is_zero_id(old_id, old_length)
+                   : has_loose ? strcmp(loose, recorded) == 0
+                               : !in_packed_refs(common, want));
         }
         at = end + 1;
     }

@@ -15,6 +15,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 namespace fs = std::filesystem;
@@ -109,18 +110,6 @@ Check shim_check(const fs::path& common)
                   fix);
 }
 
-bool config_flag(git_repository* repo, const char* key)
-{
-    git_config* raw = nullptr;
-    if (git_repository_config_snapshot(&raw, repo) < 0)
-        return false;
-    Config config(raw);
-    int value = 0;
-    bool set = git_config_get_bool(&value, config.get(), key) == 0 && value;
-    git_error_clear();
-    return set;
-}
-
 std::string install_fix(const std::string& name)
 {
     return "run 'git guard install" +
@@ -188,10 +177,19 @@ Check hook_check(const fs::path& dir, const std::string& name, const std::vector
                                  : ""));
 }
 
-void hook_checks(std::vector<Check>& checks, const std::string& git, git_repository* repo)
+// What every repository check reads: the repository as git reports it (no libgit2, so
+// SHA-256, reftable and relative-worktree repositories are examined like any other).
+struct Patient {
+    std::string git;
+    Site site;
+    fs::path common;
+    Settings settings;
+};
+
+void hook_checks(std::vector<Check>& checks, const Patient& p)
 {
-    auto hooks = locate_hooks(git, repo);
-    fs::path common = common_dir(repo);
+    auto hooks = locate_hooks(p.git, p.site);
+    const fs::path& common = p.common;
     std::string where = "core.hooksPath=" + hooks.value + " comes from " + hooks.scope +
                         " config (" + hooks.origin + ")";
     bool shared = hooks.scope == "global" || hooks.scope == "system";
@@ -211,9 +209,9 @@ void hook_checks(std::vector<Check>& checks, const std::string& git, git_reposit
             passed("hooks_path", hooks.value.empty()
                                      ? "git runs hooks from " + hooks.dirs[0].string()
                                      : "core.hooksPath=" + hooks.value + " (" + hooks.scope + ")"));
-    bool lock = config_flag(repo, "guard.lockworktrees");
+    bool lock = p.settings.lock_worktrees;
     std::vector<fs::path> roots;
-    for (const auto& tree : list_worktrees(repo))
+    for (const auto& tree : list_worktrees(common))
         if (!tree.prunable)
             roots.push_back(tree.path);
     for (size_t i = 0; i < hooks.dirs.size(); ++i) {
@@ -275,14 +273,6 @@ Check limits_check(bool locked)
                                  "refuse to remove a worktree without the shim"));
 }
 
-// What every repository check reads.
-struct Patient {
-    std::string git;
-    git_repository* repo;
-    fs::path common;
-    Settings settings;
-};
-
 using RepoCheck = void (*)(std::vector<Check>&, const Patient&);
 
 void shim_checks(std::vector<Check>& checks, const Patient& p)
@@ -299,7 +289,7 @@ void enabled_checks(std::vector<Check>& checks, const Patient& p)
 
 void repo_hook_checks(std::vector<Check>& checks, const Patient& p)
 {
-    hook_checks(checks, p.git, p.repo);
+    hook_checks(checks, p);
 }
 
 // `git gc` prunes worktrees itself, out of the shim's sight (DESIGN §6).
@@ -338,14 +328,14 @@ void dir_checks(std::vector<Check>& checks, const Patient& p)
 
 void worktree_checks(std::vector<Check>& checks, const Patient& p)
 {
-    for (const auto& tree : list_worktrees(p.repo))
+    for (const auto& tree : list_worktrees(p.common))
         checks.push_back(
             passed("worktree", tree.path.string() + ": " + tree_state(tree, p.settings)));
 }
 
 void limits_checks(std::vector<Check>& checks, const Patient& p)
 {
-    checks.push_back(limits_check(config_flag(p.repo, "guard.lockworktrees")));
+    checks.push_back(limits_check(p.settings.lock_worktrees));
 }
 
 // The checks of a guarded repository, in the order doctor prints them. A new check
@@ -354,6 +344,25 @@ constexpr RepoCheck k_repo_checks[] = {shim_checks,    enabled_checks, repo_hook
                                        gc_checks,      exec_path_checks, dir_checks,
                                        worktree_checks, limits_checks};
 
+// Whether git itself reads the repository around `start` (a format this git lacks, such
+// as reftable before 2.45, is the one failure); rethrows "not in a repository".
+std::optional<Site> repository_check(std::vector<Check>& checks, const fs::path& start)
+{
+    try {
+        Site site = locate_site(start);
+        checks.push_back(passed("repository", "git reads " + site.where.common.string()));
+        return site;
+    } catch (const Error& e) {
+        std::string what = e.what();
+        if (what.find("can read:") == std::string::npos)
+            throw; // not in a repository at all
+        checks.push_back(failed("repository", what,
+                                "use a git that knows this repository's format (git --version), "
+                                "or repair it ('git fsck')"));
+        return std::nullopt;
+    }
+}
+
 } // namespace
 
 std::vector<Check> diagnose(const fs::path& start)
@@ -361,22 +370,12 @@ std::vector<Check> diagnose(const fs::path& start)
     std::vector<Check> checks{version_check()};
     std::string git;
     checks.push_back(real_git_check(git));
-    Repository repo;
-    try {
-        repo = open_repository(start);
-        checks.push_back(passed("libgit2", "libgit2 opens " + common_dir(repo.get()).string()));
-    } catch (const GitError& e) {
-        checks.push_back(failed("libgit2", e.what(), "repair the repository ('git fsck')"));
-    } catch (const Error& e) {
-        if (std::string(e.what()).find("is not in a git repository") != std::string::npos)
-            throw;
-        checks.push_back(failed("libgit2", e.what(), "git-guard cannot guard this repository"));
-    }
-    if (!repo) {
+    auto site = repository_check(checks, start);
+    if (!site) {
         checks.push_back(limits_check(false));
         return checks;
     }
-    Patient patient{git, repo.get(), common_dir(repo.get()), read_settings(repo.get())};
+    Patient patient{git, *site, site->where.common, read_settings(site->where.common)};
     for (RepoCheck check : k_repo_checks)
         check(checks, patient);
     return checks;

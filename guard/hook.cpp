@@ -268,7 +268,7 @@ int guard_transaction(const fs::path& git_dir, const fs::path& common, Input& in
             continue;
         unchecked += v.unchecked;
         PathLock lock(common, v.deletion.ref, h.settings.lock_timeout);
-        if (h.mirror)
+        if (h.mirror || h.refs_locked)
             to_bundle.push_back(&v);
         else if (is_save_ref(v.deletion.ref)) {
             std::string name = v.deletion.ref.substr(v.deletion.ref.starts_with("refs/heads/") ? 11 : 5);
@@ -299,7 +299,9 @@ int guard_transaction(const fs::path& git_dir, const fs::path& common, Input& in
 
 int run_hook(const std::vector<std::string>& args)
 {
-    if (args.size() < 2 || args[0] != "reference-transaction" || args[1] != "prepared")
+    // The front end sends `preparing` only in a reftable repository (see front/hook.c).
+    if (args.size() < 2 || args[0] != "reference-transaction" ||
+        (args[1] != "prepared" && args[1] != "preparing"))
         return 0;
     std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
     Input in = parse_input(text);
@@ -314,6 +316,12 @@ int run_hook(const std::vector<std::string>& args)
         HookSettings h = hook_settings(git_dir);
         if (!h.settings.enabled)
             return 0;
+        std::error_code ec;
+        bool reftable = fs::exists(common / "reftable", ec);
+        if (args[1] == "preparing" && !reftable)
+            return 0; // the files backend is judged in `prepared`, as git locked it
+        // git < 2.54 has no `preparing`: the locked reftable store takes no save ref.
+        h.refs_locked = reftable && args[1] == "prepared";
         init_log(common, false);
         LibGit2 libgit2; // for the saves: libgit2 writes refs without running hooks
         return guard_transaction(git_dir, common, in, h);

@@ -115,10 +115,10 @@ void keep_out_of_status(Installation& ctx, const fs::path& root, const fs::path&
     ctx.say("excluded /" + rel + " from git status (in info/exclude)");
 }
 
-HooksLocation locate_hooks(const std::string& git, git_repository* repo)
+HooksLocation locate_hooks(const std::string& git, const Site& site)
 {
     HooksLocation hooks;
-    fs::path common = common_dir(repo);
+    const fs::path& common = site.where.common;
     auto found = run({git, "--git-dir=" + common.string(), "config", "--show-scope",
                       "--show-origin", "--get", "core.hooksPath"});
     std::istringstream fields(found.out.substr(0, found.out.find('\n')));
@@ -134,14 +134,14 @@ HooksLocation locate_hooks(const std::string& git, git_repository* repo)
     fs::path value = hooks.value.rfind("~/", 0) == 0 && home
                          ? fs::path(home) / hooks.value.substr(2)
                          : fs::path(hooks.value);
-    if (value.is_absolute() || git_repository_is_bare(repo)) {
+    if (value.is_absolute() || site.bare) {
         hooks.dirs = {value.is_absolute() ? value : common / value};
         hooks.roots = {""};
         return hooks;
     }
     // Git runs hooks from the worktree's root, so a relative path means one
     // directory per worktree (git 2.39: `rev-parse --git-path hooks` agrees).
-    for (const auto& tree : list_worktrees(repo)) {
+    for (const auto& tree : list_worktrees(common)) {
         if (tree.prunable)
             continue;
         hooks.dirs.push_back(tree.path / value);

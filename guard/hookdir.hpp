@@ -1,8 +1,7 @@
 #pragma once
 
 #include "guard/manifest.hpp"
-
-#include <git2.h>
+#include "guard/repo.hpp"
 
 #include <filesystem>
 #include <string>
@@ -23,8 +22,8 @@ struct HooksLocation {
     std::string origin;                       // the file that sets it, as git --show-origin says
 };
 
-// Resolves the hooks directories of `repo` with the real git at `git`.
-HooksLocation locate_hooks(const std::string& git, git_repository* repo);
+// Resolves the hooks directories of the repository at `site` with the real git at `git`.
+HooksLocation locate_hooks(const std::string& git, const Site& site);
 
 // The front end's name, and the sidecar naming the full binary beside a copy of it (C5).
 inline constexpr const char* k_hook_front = "git-guard-hook";

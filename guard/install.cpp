@@ -72,7 +72,7 @@ void set_config(Installation& ctx, const std::string& key, const std::string& va
 
 void lock_worktrees(Installation& ctx)
 {
-    for (const auto& tree : list_worktrees(ctx.repo.get())) {
+    for (const auto& tree : list_worktrees(ctx.common)) {
         if (tree.is_main || tree.prunable)
             continue;
         if (tree.locked) {
@@ -102,7 +102,7 @@ void check_git(Installation& ctx, const InstallOptions& options)
 
 void unlock_worktrees(Installation& ctx)
 {
-    for (const auto& tree : list_worktrees(ctx.repo.get())) {
+    for (const auto& tree : list_worktrees(ctx.common)) {
         std::string reason = tree.lock_reason.substr(0, tree.lock_reason.find('\n'));
         if (tree.is_main || !tree.locked || reason != k_lock_reason)
             continue;
@@ -148,13 +148,13 @@ void keep_gc_from_pruning(Installation& ctx)
 // the config of the tree it runs in). None when lefthook is not in use.
 std::vector<fs::path> lefthook_roots(const Installation& ctx, const HooksLocation& hooks)
 {
-    if (git_repository_is_bare(ctx.repo.get()))
+    if (ctx.site.bare)
         return {};
     bool lefthook = ctx.manifest.find("lefthook").has_value();
     for (const auto& dir : hooks.dirs)
         lefthook = lefthook || is_lefthook_hook(dir / "reference-transaction");
     std::vector<fs::path> roots;
-    for (const auto& tree : list_worktrees(ctx.repo.get())) {
+    for (const auto& tree : list_worktrees(ctx.common)) {
         if (tree.prunable)
             continue;
         roots.push_back(tree.path);
@@ -207,10 +207,10 @@ std::pair<int, int> git_version(const std::string& git)
 
 InstallReport install(const fs::path& start, const InstallOptions& options)
 {
-    Installation ctx{find_real_git(), open_repository(start), {}, {}, {}};
-    ctx.common = common_dir(ctx.repo.get());
+    Installation ctx{find_real_git(), locate_site(start), {}, {}, {}};
+    ctx.common = ctx.site.where.common;
     check_git(ctx, options);
-    auto hooks = locate_hooks(ctx.git, ctx.repo.get());
+    auto hooks = locate_hooks(ctx.git, ctx.site);
     check_hooks_scope(hooks, options.force);
     fs::path link = (options.shim_dir.empty() ? default_shim_dir() : options.shim_dir) / "git";
     check_shim(link);
@@ -246,8 +246,8 @@ InstallReport install(const fs::path& start, const InstallOptions& options)
 
 InstallReport uninstall(const fs::path& start)
 {
-    Installation ctx{find_real_git(), open_repository(start), {}, {}, {}};
-    ctx.common = common_dir(ctx.repo.get());
+    Installation ctx{find_real_git(), locate_site(start), {}, {}, {}};
+    ctx.common = ctx.site.where.common;
     if (!ctx.manifest.load(ctx.common))
         throw Error("git-guard is not installed in " + ctx.common.string() + " (there is no " +
                     Manifest::file(ctx.common).string() + ")");
@@ -275,17 +275,19 @@ InstallReport uninstall(const fs::path& start)
 void guard_new_worktree(const fs::path& tree)
 {
     try {
-        Installation ctx{find_real_git(), open_repository(tree), {}, {}, {}};
-        ctx.common = common_dir(ctx.repo.get());
-        if (!ctx.manifest.load(ctx.common) || !read_settings(ctx.repo.get()).enabled)
+        Installation ctx{find_real_git(), locate_site(tree), {}, {}, {}};
+        ctx.common = ctx.site.where.common;
+        if (!ctx.manifest.load(ctx.common))
             return;
-        const char* workdir = git_repository_workdir(ctx.repo.get());
-        fs::path root = workdir ? fs::path(workdir).parent_path() : fs::path(tree);
+        Settings settings = read_settings(ctx.common);
+        if (!settings.enabled)
+            return;
+        fs::path root = ctx.site.top.empty() ? tree : ctx.site.top;
         std::vector<std::string> names{"reference-transaction"};
-        bool lock = read_settings(ctx.repo.get()).lock_worktrees;
+        bool lock = settings.lock_worktrees;
         if (lock)
             names.push_back("post-checkout");
-        auto hooks = locate_hooks(ctx.git, ctx.repo.get());
+        auto hooks = locate_hooks(ctx.git, ctx.site);
         // Only a relative core.hooksPath (husky's .husky/_) gives the new tree hooks of its own.
         for (size_t i = 0; i < hooks.dirs.size(); ++i)
             for (const auto& name : names)
@@ -296,7 +298,7 @@ void guard_new_worktree(const fs::path& tree)
         place_hooks(ctx, hooks, names, root);
         if (ctx.manifest.find("lefthook"))
             add_lefthook_job(ctx, root);
-        for (const auto& other : list_worktrees(ctx.repo.get()))
+        for (const auto& other : list_worktrees(ctx.common))
             if (lock && !other.is_main && !other.locked && same_tree(other.path, root))
                 git_checked(ctx, {"worktree", "lock", "--reason", k_lock_reason, root.string()});
     } catch (const std::exception& e) {

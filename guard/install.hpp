@@ -1,8 +1,8 @@
 #pragma once
 
-#include "guard/git.hpp"
 #include "guard/hookdir.hpp" // HooksLocation, locate_hooks, hook_marker, hook_stub
 #include "guard/manifest.hpp"
+#include "guard/repo.hpp"
 
 #include <filesystem>
 #include <string>
@@ -26,9 +26,10 @@ struct InstallReport {
 
 // One run of install or uninstall, shared with the hooks directory it places stubs in:
 // the repository it changes, the manifest that records each change, what it reports.
+// The repository is what git reports (no libgit2), so every format git reads is guarded.
 struct Installation {
     std::string git; // the real git
-    Repository repo;
+    Site site;
     std::filesystem::path common;
     Manifest manifest;
     InstallReport report;

@@ -94,15 +94,6 @@ Repository open_repository(const fs::path& start)
     return Repository(raw);
 }
 
-Repository open_common(git_repository* repo)
-{
-    git_repository* raw = nullptr;
-    check(git_repository_open_ext(&raw, git_repository_commondir(repo),
-                                  GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr),
-          std::string("open repository ") + git_repository_commondir(repo));
-    return Repository(raw);
-}
-
 fs::path common_dir(git_repository* repo) { return strip_slash(git_repository_commondir(repo)); }
 
 Settings read_settings(git_repository* repo) { return read_settings(common_dir(repo)); }
@@ -189,6 +180,21 @@ Location locate(const fs::path& start)
     return where;
 }
 
+Site locate_site(const fs::path& start)
+{
+    Site site{locate(start), {}, false};
+    std::error_code ec;
+    fs::path dir = fs::is_directory(start, ec) ? start : start.parent_path();
+    // --show-toplevel dies in a bare repository or a git dir, after the first line.
+    RunResult r = run({find_real_git(), "-C", dir.string(), "rev-parse", "--is-bare-repository",
+                       "--show-toplevel"});
+    auto lines = split(r.out, '\n');
+    site.bare = !lines.empty() && lines[0] == "true";
+    if (r.status == 0 && lines.size() >= 2)
+        site.top = strip_slash(lines[1].c_str());
+    return site;
+}
+
 Settings read_settings(const fs::path& git_dir)
 {
     Git git(git_dir);
@@ -259,8 +265,6 @@ std::vector<Worktree> list_worktrees(const fs::path& common)
     return trees;
 }
 
-std::vector<Worktree> list_worktrees(git_repository* repo) { return list_worktrees(common_dir(repo)); }
-
 std::optional<Worktree> find_worktree(const fs::path& common, const fs::path& path)
 {
     fs::path want = absolute_path(path);
@@ -268,11 +272,6 @@ std::optional<Worktree> find_worktree(const fs::path& common, const fs::path& pa
         if (absolute_path(tree.path) == want)
             return tree;
     return std::nullopt;
-}
-
-std::optional<Worktree> find_worktree(git_repository* repo, const fs::path& path)
-{
-    return find_worktree(common_dir(repo), path);
 }
 
 Worktree resolve_worktree(const fs::path& common, const fs::path& path)
@@ -294,11 +293,6 @@ Worktree resolve_worktree(const fs::path& common, const fs::path& path)
                 " (see 'git worktree list')");
 }
 
-Worktree resolve_worktree(git_repository* repo, const fs::path& path)
-{
-    return resolve_worktree(common_dir(repo), path);
-}
-
 void check_readable(const Worktree& tree)
 {
     std::error_code ec;
@@ -311,23 +305,6 @@ void check_readable(const Worktree& tree)
     if (absolute_path(top) != absolute_path(tree.path))
         throw Error("worktree " + tree.path.string() + " opens as " + top +
                     "; refusing to act on the wrong tree");
-}
-
-Repository open_worktree(const Worktree& tree)
-{
-    if (tree.prunable || !fs::exists(tree.path / ".git"))
-        throw Error("worktree " + tree.path.string() +
-                    " cannot be read by git: its .git or its admin entry is missing");
-    git_repository* raw = nullptr;
-    check(git_repository_open_ext(&raw, tree.path.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr),
-          "open worktree " + tree.path.string());
-    Repository repo(raw);
-    const char* workdir = git_repository_workdir(raw);
-    if (!workdir || absolute_path(strip_slash(workdir)) != absolute_path(tree.path))
-        throw Error("worktree " + tree.path.string() + " opens as " +
-                    (workdir ? std::string(workdir) : std::string("a bare repository")) +
-                    "; refusing to act on the wrong tree");
-    return repo;
 }
 
 } // namespace guard

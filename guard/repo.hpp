@@ -44,6 +44,17 @@ struct Location {
 // of git. Throws Error when `start` is in no repository.
 Location locate(const std::filesystem::path& start);
 
+// What install, uninstall and doctor need besides `locate`, also asked of git.
+struct Site {
+    Location where;
+    std::filesystem::path top; // the tree's root; "" in a bare repository or inside a git dir
+    bool bare = false;         // git calls it bare: a relative core.hooksPath is under `common`
+};
+
+// The repository around `start`, as git reports it (so every object format, ref backend
+// and worktree extension git reads works). Throws Error as `locate` does.
+Site locate_site(const std::filesystem::path& start);
+
 // The guard.* keys of the repository whose git dir (or common dir) is `git_dir`,
 // read by git (so includes, conditional includes and every format work).
 Settings read_settings(const std::filesystem::path& git_dir);
@@ -52,16 +63,20 @@ Settings read_settings(const std::filesystem::path& git_dir);
 // `git worktree list` reports it (relative worktrees included). Throws Error
 // when git cannot list them.
 std::vector<Worktree> list_worktrees(const std::filesystem::path& common);
+
+// The registered worktree whose root is exactly `path`, if any.
 std::optional<Worktree> find_worktree(const std::filesystem::path& common,
                                       const std::filesystem::path& path);
+
+// The registered worktree whose root is exactly `path`. Throws Error, naming the
+// enclosing tree when there is one, for anything else: a git call "in" a
+// subdirectory or a husk would answer for the wrong tree.
 Worktree resolve_worktree(const std::filesystem::path& common, const std::filesystem::path& path);
 
 // Opens the repository that contains `start` (any path inside it, or a git dir).
 // Refuses, with the reason, repositories libgit2 cannot serve (reftable, SHA-256).
+// (Left for the in-place stash saves and the journal's refusal records.)
 Repository open_repository(const std::filesystem::path& start);
-
-// Opens the common repository (shared refs, objects, config) of `repo`.
-Repository open_common(git_repository* repo);
 
 std::filesystem::path common_dir(git_repository* repo);
 
@@ -69,21 +84,6 @@ std::filesystem::path common_dir(git_repository* repo);
 void check_supported(const std::filesystem::path& common_dir);
 
 Settings read_settings(git_repository* repo);
-
-// Every worktree of the repository, the main one first (none for a bare repository).
-std::vector<Worktree> list_worktrees(git_repository* repo);
-
-// The registered worktree whose root is exactly `path`, if any.
-std::optional<Worktree> find_worktree(git_repository* repo, const std::filesystem::path& path);
-
-// The registered worktree whose root is exactly `path`. Throws Error, naming the
-// enclosing tree when there is one, for anything else: a git call "in" a
-// subdirectory or a husk would answer for the wrong tree.
-Worktree resolve_worktree(git_repository* repo, const std::filesystem::path& path);
-
-// Opens `tree` itself, so HEAD and the index are the tree's own. Verifies that
-// libgit2's idea of the working directory is the tree's root.
-Repository open_worktree(const Worktree& tree);
 
 // Proves that `tree` is readable by git as itself (DESIGN LESSONS 6): `.git`
 // exists and git's top level is exactly the tree's root. Throws Error otherwise.

@@ -27,6 +27,7 @@ struct HookSettings {
     Settings settings;                  // guard.enabled, guard.baseRef
     std::chrono::seconds timeout{30};   // guard.hookTimeout
     bool mirror = false;                // a fetch refspec reaches refs/heads/: saves would be pruned
+    bool refs_locked = false;           // reftable in `prepared`: git holds the store, keep bundles
 };
 // One `git config` call (a repository libgit2 cannot open still answers).
 HookSettings hook_settings(const std::filesystem::path& git_dir);

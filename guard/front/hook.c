@@ -169,13 +169,12 @@ static int only_pruning(void)
 // each running the hook. The full binary records what it judged in
 // <common>/guard/hook-judged with git's pid and start time; a ref still holds the
 // judged tip when its loose file says so, or when it is gone from both stores.
-static int already_judged(void)
+// In a reftable repository the judgement was made in `preparing`, in the same git: the
+// record alone tells (the ref store is locked and has no loose files to compare).
+static int already_judged(int reftable)
 {
     char common[k_path_max], path[k_path_max + 64], line[k_path_max + 80];
     if (common_dir(common, sizeof common) != 0)
-        return 0;
-    snprintf(path, sizeof path, "%s/reftable", common);
-    if (access(path, F_OK) == 0)
         return 0;
     snprintf(path, sizeof path, "%s/guard/hook-judged", common);
     FILE* f = fopen(path, "re");
@@ -205,14 +204,27 @@ static int already_judged(void)
             if (r)
                 fclose(r);
             loose[strcspn(loose, "\n")] = '\0';
-            all = recorded[0] && (is_zero_id(old_id, old_length) || memcmp(old_id, recorded, old_length) == 0) &&
-                  (has_loose ? strcmp(loose, recorded) == 0 : !in_packed_refs(common, want));
+            all = recorded[0] &&
+                  (is_zero_id(old_id, old_length) || memcmp(old_id, recorded, old_length) == 0) &&
+                  (reftable    ? !is_zero_id(old_id, old_length)
+                   : has_loose ? strcmp(loose, recorded) == 0
+                               : !in_packed_refs(common, want));
         }
         at = end + 1;
     }
     if (f)
         fclose(f);
     return all;
+}
+
+// Whether the repository stores its refs in reftable (git makes <common>/reftable).
+static int is_reftable(void)
+{
+    char common[k_path_max], path[k_path_max + 16];
+    if (common_dir(common, sizeof common) != 0)
+        return 0;
+    snprintf(path, sizeof path, "%s/reftable", common);
+    return access(path, F_OK) == 0;
 }
 
 // How many lines delete a branch or a save. With `why`, names each as unguarded.
@@ -296,13 +308,17 @@ int main(int argc, char** argv)
     }
     const char* hook_path = argc == 3 ? argv[1] : argv[0];
     const char* state = argv[argc - 1];
-    int prepared = strcmp(state, "prepared") == 0;
+    // git holds a reftable store locked in `prepared`, so no save ref could be written
+    // then: there, the deletion is judged in `preparing` (git >= 2.54), before any lock,
+    // and `prepared` only when no `preparing` judged it (the full binary keeps a bundle).
+    int reftable = is_reftable();
+    int prepared = strcmp(state, "prepared") == 0 || (reftable && strcmp(state, "preparing") == 0);
     if (read_input() != 0 && prepared) {
         // What went unread may delete a branch: refuse rather than let it through.
         fprintf(stderr, "git-guard: cannot read the ref updates: %s\n", strerror(errno));
         return 1;
     }
-    int guarded = prepared && scan(NULL) > 0 && !only_pruning() && !already_judged();
+    int guarded = prepared && scan(NULL) > 0 && !only_pruning() && !already_judged(reftable);
     char chained[k_path_max];
     int has_chained = find_chained(hook_path, chained, sizeof chained);
     if (!guarded && !has_chained)

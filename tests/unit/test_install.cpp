@@ -23,8 +23,8 @@ BOOST_AUTO_TEST_CASE(hooks_default_to_the_common_dir)
 {
     TempRepo repo;
     repo.add_worktree("wt");
-    auto handle = guard::open_repository(repo.root() / "wt");
-    auto hooks = guard::locate_hooks(guard::find_real_git(), handle.get());
+    auto site = guard::locate_site(repo.root() / "wt");
+    auto hooks = guard::locate_hooks(guard::find_real_git(), site);
     BOOST_TEST(hooks.dirs.size() == 1u);
     BOOST_TEST(guard::absolute_path(hooks.dirs[0]) ==
                guard::absolute_path(repo.path() / ".git/hooks"));
@@ -36,8 +36,8 @@ BOOST_AUTO_TEST_CASE(a_relative_hooks_path_is_one_directory_per_worktree)
     TempRepo repo;
     fs::path wt = repo.add_worktree("wt");
     repo.git({"config", "core.hooksPath", ".husky/_"});
-    auto handle = guard::open_repository(repo.path());
-    auto hooks = guard::locate_hooks(guard::find_real_git(), handle.get());
+    auto site = guard::locate_site(repo.path());
+    auto hooks = guard::locate_hooks(guard::find_real_git(), site);
     BOOST_TEST_REQUIRE(hooks.dirs.size() == 2u);
     BOOST_TEST(hooks.dirs[0] == hooks.roots[0] / ".husky/_");
     BOOST_TEST(guard::absolute_path(hooks.roots[1]) == guard::absolute_path(wt));
@@ -54,8 +54,8 @@ BOOST_AUTO_TEST_CASE(an_absolute_hooks_path_is_taken_as_it_is)
 {
     TempRepo repo;
     repo.git({"config", "core.hooksPath", (repo.root() / "shared-hooks").string()});
-    auto handle = guard::open_repository(repo.path());
-    auto hooks = guard::locate_hooks(guard::find_real_git(), handle.get());
+    auto site = guard::locate_site(repo.path());
+    auto hooks = guard::locate_hooks(guard::find_real_git(), site);
     BOOST_TEST_REQUIRE(hooks.dirs.size() == 1u);
     BOOST_TEST(hooks.dirs[0] == repo.root() / "shared-hooks");
     BOOST_TEST(hooks.roots[0].empty());

@@ -11,15 +11,6 @@ namespace guard {
 
 namespace {
 
-std::string git_out(const fs::path& git_dir, std::vector<std::string> args)
-{
-    args.insert(args.begin(), {find_real_git(), "--git-dir=" + git_dir.string()});
-    auto r = run(args);
-    if (r.status != 0)
-        throw Error("git " + args[2] + " failed: " + r.err.substr(0, r.err.find('\n')));
-    return r.out;
-}
-
 // `diff-tree -z --name-status` between two trees: (status letter, path) pairs.
 std::vector<std::pair<char, std::string>> diff(const fs::path& git_dir, const std::string& from,
                                                const std::string& to)

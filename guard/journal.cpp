@@ -5,6 +5,7 @@
 #include "guard/json.hpp"
 #include "guard/process.hpp"
 #include "guard/repo.hpp"
+#include "guard/snapshot.hpp"
 #include "guard/work.hpp"
 
 #include <spdlog/spdlog.h>
@@ -60,16 +61,7 @@ void push_soon(const fs::path& common_dir)
 
 std::string now_iso()
 {
-    auto now = std::chrono::system_clock::now();
-    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count();
-    std::time_t seconds = static_cast<std::time_t>(ms / 1000);
-    std::tm utc{};
-    gmtime_r(&seconds, &utc);
-    char text[40];
-    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &utc);
-    char full[48];
-    std::snprintf(full, sizeof full, "%s.%03dZ", text, static_cast<int>(ms % 1000));
-    return full;
+    return utc_millis("%Y-%m-%dT%H:%M:%S");
 }
 
 // guard.onSave gets the save's journal line on stdin, as git gives a hook its input. It is a

@@ -10,8 +10,6 @@ namespace fs = std::filesystem;
 
 namespace guard {
 
-namespace {
-
 std::string git_out(const fs::path& git_dir, std::vector<std::string> args)
 {
     args.insert(args.begin(), {find_real_git(), "--git-dir=" + git_dir.string()});
@@ -20,6 +18,8 @@ std::string git_out(const fs::path& git_dir, std::vector<std::string> args)
         throw Error("git " + args[2] + " failed: " + r.err.substr(0, r.err.find('\n')));
     return r.out;
 }
+
+namespace {
 
 std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
 

@@ -6,6 +6,9 @@
 
 namespace guard {
 
+// `git --git-dir=<git_dir> <args>`'s stdout; throws Error with git's first error line.
+std::string git_out(const std::filesystem::path& git_dir, std::vector<std::string> args);
+
 // A nested repository or submodule recorded by a save (`Stranded-Nested*` trailers).
 struct SavedNested {
     std::string commit;   // N: a save of the same layout, or the nested HEAD when it had no work

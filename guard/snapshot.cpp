@@ -234,6 +234,63 @@ Saved save_existing(const fs::path& git_dir, const std::string& name, const std:
     return s;
 }
 
+namespace {
+
+// The whole batch in one transaction, read back whole; nothing when any step fails.
+std::optional<std::vector<Saved>> point_all_at(const Git& git,
+                                               const std::vector<std::pair<std::string, std::string>>& tips,
+                                               const std::string& prefix)
+{
+    std::string trees_in, creates;
+    std::vector<Saved> saves;
+    for (const auto& [name, commit] : tips) {
+        Saved s;
+        s.commit = s.base = commit;
+        s.ref = stranded_ref_name(name, prefix);
+        trees_in += commit + "^{tree}\n";
+        creates += "create " + s.ref + " " + commit + "\n";
+        saves.push_back(s);
+    }
+    auto trees = split(git.run({"cat-file", "--batch-check=%(objectname) %(objecttype)"}, trees_in).out, '\n');
+    for (size_t i = 0; i < saves.size(); ++i) {
+        if (i >= trees.size() || !trees[i].ends_with(" tree"))
+            return std::nullopt;
+        saves[i].tree = trees[i].substr(0, trees[i].find(' '));
+    }
+    std::vector<std::string> args = hooks_off(git);
+    args.insert(args.end(), {"update-ref", "-m", "git-guard: save", "--stdin"});
+    if (git.run(args, "start\n" + creates + "commit\n").status != 0)
+        return std::nullopt; // nothing was written: the transaction is all or nothing
+    std::vector<std::string> check = {"rev-parse"};
+    for (const auto& s : saves)
+        check.insert(check.end(), {s.ref + "^{commit}", s.ref + "^{tree}"});
+    auto ids = split(git.run(check).out, '\n');
+    for (size_t i = 0; i < saves.size(); ++i)
+        if (2 * i + 1 >= ids.size() || ids[2 * i] != saves[i].commit || ids[2 * i + 1] != saves[i].tree)
+            throw Error("verification failed: " + saves[i].ref + " does not hold the saved commit " +
+                        saves[i].commit);
+    return saves;
+}
+
+} // namespace
+
+std::optional<std::vector<Saved>> save_existing_batch(
+    const fs::path& git_dir, const std::vector<std::pair<std::string, std::string>>& tips,
+    const SaveOptions& options)
+{
+    fs::path common = common_of(git_dir);
+    auto saves = tips.empty() ? std::nullopt : point_all_at(Git(common), tips, options.ref_prefix);
+    if (!saves)
+        return std::nullopt;
+    for (size_t i = 0; i < saves->size(); ++i) {
+        Saved& s = (*saves)[i];
+        s.diffstat = "no new commit: the save holds " + s.commit.substr(0, 12);
+        spdlog::info("saved {} at {} ({})", s.ref, s.commit, options.reason);
+        journal_record(common, tip_save_event(s.ref, s.commit, tips[i].first, options.reason));
+    }
+    return saves;
+}
+
 std::optional<Saved> save_work(const fs::path& common, const Work& w, const std::string& name,
                                const Settings& settings, const SaveOptions& options)
 {

@@ -73,6 +73,15 @@ struct SaveResult {
 SaveResult save_path(const std::filesystem::path& start, const std::filesystem::path& tree,
                      const SaveOptions& options);
 
+// save_existing for many tips at once (the hook's `branch -D` of hundreds of branches):
+// one transaction creates every ref, one `rev-parse` reads them all back. `tips` are
+// (name, commit) pairs. Nothing, and nothing written, when the batch cannot be written as
+// one (a taken or blocked name, an unreadable commit): then save each with save_existing.
+// Throws Error when the refs were written but do not read back.
+std::optional<std::vector<Saved>> save_existing_batch(
+    const std::filesystem::path& git_dir, const std::vector<std::pair<std::string, std::string>>& tips,
+    const SaveOptions& options);
+
 // The short name a user types for `ref`: without refs/heads/ (refs/stranded/… stays whole).
 std::string short_ref(const std::string& ref);
 

@@ -22,14 +22,13 @@ namespace {
 
 constexpr const char* k_chained_suffix = ".guard-chained";
 
-// Installs the front end itself as `hook` (contract C5): a symlink, or, where the
-// filesystem has none, a copy with a sidecar naming the full binary.
+// reference-transaction is a copy of the static front end, which git starts directly
+// (contract C5), with a sidecar naming the full binary. A copy rather than a link: a front
+// end that has gone missing (git-guard removed without `git guard uninstall`) cannot speak,
+// and git skips a dangling link in silence; the copy is still there to say so and to refuse
+// the branch deletions it can no longer check (issue 8).
 void place_front_end(Installation& ctx, const fs::path& hook)
 {
-    std::error_code ec;
-    fs::create_symlink(front_end(k_hook_front), hook, ec);
-    if (!ec)
-        return;
     fs::path sidecar = hook.parent_path() / k_hook_sidecar;
     if (!ctx.manifest.find("sidecar", sidecar.string()))
         ctx.record({"sidecar", sidecar.string()});

@@ -68,8 +68,11 @@ bool is_guard_hook(const fs::path& file, const std::string& name)
     std::string text = read_bytes(file).value_or("");
     if (text.find(hook_marker(name)) != std::string::npos)
         return true;
-    return name == "reference-transaction" && text.starts_with("\x7f" "ELF") &&
-           text.find(std::string(k_hook_front) + " ") != std::string::npos;
+    if (name != "reference-transaction")
+        return false;
+    // A copy of a front end: this version's, or any version's binary.
+    return text == read_bytes(front_end(k_hook_front)) ||
+           (text.starts_with("\x7f" "ELF") && text.find(std::string(k_hook_front) + " ") != std::string::npos);
 }
 
 bool is_current_hook(const fs::path& file, const std::string& name)

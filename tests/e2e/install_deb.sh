@@ -36,8 +36,8 @@ new_repo "$repo"
 run_cmd env PATH=/usr/bin:/bin git -C "$repo" guard install --shim-dir "$TEST_ROOT/shim"
 assert_eq 0 "$RC" "the packaged git-guard installs into a repository: $ERR"
 hook=$repo/.git/hooks/reference-transaction
-assert_contains "$(readlink "$hook"; cat "$hook")" "/usr/libexec/git-guard/git-guard-hook" \
-    "its hook runs the packaged front end"
+assert_same_file /usr/libexec/git-guard/git-guard-hook "$hook" "its hook is a copy of the packaged front end"
+assert_eq /usr/bin/git-guard "$(cat "$repo/.git/hooks/git-guard.path")" "the hook's sidecar names the packaged git-guard"
 env PATH=/usr/bin:/bin git -C "$repo" guard uninstall >/dev/null
 if [ "$was_installed" -eq 0 ]; then
     run_cmd dpkg -r git-guard

@@ -120,22 +120,9 @@ static ssize_t read_aliases(const char* real_git, const struct Call* call, char*
     argv[n++] = (char*)"--get-regexp";
     argv[n++] = (char*)"^alias\\.";
     argv[n] = NULL;
-    int out[2];
-    if (pipe2(out, O_CLOEXEC) != 0)
-        return -1;
     // Quiet: git reports a bad -C or --git-dir itself, once, when it runs the command.
-    pid_t pid = spawn(argv, -1, out[1], 1);
-    close(out[1]);
     size_t got = 0;
-    ssize_t r;
-    while (got < size && (r = read(out[0], buffer + got, size - got)) != 0) {
-        if (r > 0)
-            got += (size_t)r;
-        else if (errno != EINTR)
-            break;
-    }
-    close(out[0]);
-    int status = pid < 0 ? -1 : wait_for(pid, NULL);
+    int status = run_captured(argv, buffer, size, &got);
     if (got >= size || (status != 0 && status != 1)) // 1: no alias at all
         return -1;
     return (ssize_t)got;

@@ -223,6 +223,28 @@ pid_t spawn(char* const argv[], int in_fd, int out_fd, int quiet)
     return spawn_with(argv, in_fd, out_fd, quiet, 0);
 }
 
+int run_captured(char* const argv[], char* buffer, size_t size, size_t* got)
+{
+    int out[2];
+    *got = 0;
+    if (pipe2(out, O_CLOEXEC) != 0)
+        return -1;
+    pid_t pid = spawn(argv, -1, out[1], 1);
+    close(out[1]);
+    char drain[512];
+    ssize_t n;
+    // Past `size` the rest is drained, so the child never blocks on a full pipe.
+    while ((n = read(out[0], *got < size ? buffer + *got : drain,
+                     *got < size ? size - *got : sizeof drain)) != 0) {
+        if (n > 0)
+            *got = *got < size ? *got + (size_t)n : size;
+        else if (errno != EINTR)
+            break;
+    }
+    close(out[0]);
+    return pid < 0 ? -1 : wait_for(pid, NULL);
+}
+
 int wait_for(pid_t pid, int* signal_number)
 {
     int status = 0;

@@ -64,6 +64,11 @@ pid_t spawn(char* const argv[], int in_fd, int out_fd, int quiet);
 // stored in `*signal_number` (when not NULL; 0 for a normal exit).
 int wait_for(pid_t pid, int* signal_number);
 
+// Runs `argv` quietly (stderr to /dev/null) and reads at most `size` bytes of its stdout
+// into `buffer`, their count into `*got` (`size` when there was more). Returns its exit
+// code, or -1 when it could not be started.
+int run_captured(char* const argv[], char* buffer, size_t size, size_t* got);
+
 // hook
 // Like spawn (stdin from `in_fd`), and the child gets `death_signal` when this
 // process dies, so that a killed hook leaves no worker behind.

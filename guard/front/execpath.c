@@ -91,20 +91,8 @@ static void write_link(const char* path, const char* target)
 static int ask_git(const char* real_git, char* out, size_t size)
 {
     char* argv[] = {(char*)real_git, (char*)"--exec-path", NULL};
-    int pipe_fds[2];
-    if (pipe2(pipe_fds, O_CLOEXEC) != 0)
-        return -1;
-    pid_t pid = spawn(argv, -1, pipe_fds[1], 1);
-    close(pipe_fds[1]);
     size_t got = 0;
-    ssize_t n;
-    while (got < size - 1 && (n = read(pipe_fds[0], out + got, size - 1 - got)) != 0)
-        if (n > 0)
-            got += (size_t)n;
-        else if (errno != EINTR)
-            break;
-    close(pipe_fds[0]);
-    if (pid < 0 || wait_for(pid, NULL) != 0 || got == 0 || got >= size - 1)
+    if (run_captured(argv, out, size - 1, &got) != 0 || got == 0 || got >= size - 1)
         return -1;
     out[got] = '\0';
     if (out[got - 1] == '\n')

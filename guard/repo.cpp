@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <fstream>
 
+#include <thread>
+
 namespace fs = std::filesystem;
 
 namespace guard {
@@ -226,7 +228,18 @@ Settings read_settings(const fs::path& git_dir)
 std::vector<Worktree> list_worktrees(const fs::path& common)
 {
     Git git(common);
-    std::string out = git.out({"worktree", "list", "--porcelain", "-z"}, "list the worktrees of " + common.string());
+    // git reads every admin entry; one that a concurrent `worktree remove` is deleting makes
+    // it fail ("failed to read …/commondir"). That race is over in milliseconds: ask again.
+    RunResult listed;
+    for (int attempt = 0; attempt < 5; ++attempt) {
+        listed = git.run({"worktree", "list", "--porcelain", "-z"});
+        if (listed.status == 0)
+            break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    if (listed.status != 0)
+        throw Error("list the worktrees of " + common.string() + ": git worktree failed: " + listed.err);
+    const std::string& out = listed.out;
     std::vector<Worktree> trees;
     Worktree tree;
     bool bare = false;

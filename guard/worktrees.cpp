@@ -3,7 +3,9 @@
 #include "guard/error.hpp"
 #include "guard/repo.hpp"
 
+#include <chrono>
 #include <sstream>
+#include <thread>
 
 namespace fs = std::filesystem;
 
@@ -42,7 +44,12 @@ fs::path tree_of(const fs::path& admin)
 
 std::vector<ListedTree> list_trees(const GitCall& call)
 {
+    // As list_worktrees (repo.cpp): a concurrent removal can fail one listing; ask again.
     auto r = ask_git(call, {"worktree", "list", "--porcelain", "-z"});
+    for (int attempt = 1; attempt < 5 && r.status != 0; ++attempt) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        r = ask_git(call, {"worktree", "list", "--porcelain", "-z"});
+    }
     if (r.status != 0)
         throw Error("git worktree list failed: " + r.err);
     std::vector<ListedTree> trees;

@@ -2,6 +2,7 @@
 #include "guard/backup.hpp"
 
 #include "guard/process.hpp"
+#include "guard/repo.hpp"
 #include "guard/stranded.hpp"
 
 #include <spdlog/spdlog.h>
@@ -62,20 +63,11 @@ std::set<std::string> accepted(const std::string& porcelain)
 
 RecordSettings read_record_settings(const fs::path& common_dir)
 {
-    // Once per process and repository: the hook may save hundreds of refs in one run, and
-    // each save asks for these keys twice (onSave, backup).
-    static std::map<fs::path, RecordSettings> cache;
-    if (auto it = cache.find(common_dir); it != cache.end())
-        return it->second;
-    RecordSettings& s = cache[common_dir];
+    RecordSettings s;
     try {
-        auto r = run({find_real_git(), "--git-dir=" + common_dir.string(), "config", "--get-regexp",
-                      "^guard\\.(onsave|onsavetimeout|backupremote|backuptimeout)$"});
-        std::istringstream in(r.out);
-        for (std::string line; std::getline(in, line);) {
-            auto space = line.find(' ');
-            std::string key = line.substr(0, space);
-            std::string value = space == std::string::npos ? "" : line.substr(space + 1);
+        // guard_config reads them once per process: the hook may save hundreds of refs in
+        // one run, and each save asks for these keys twice (onSave, backup).
+        for (const auto& [key, value] : guard_config(common_dir)) {
             if (key == "guard.onsave")
                 s.on_save = value;
             else if (key == "guard.onsavetimeout")

@@ -217,13 +217,13 @@ fs::path git_dir_of(const fs::path& dir)
     return (target.is_absolute() ? target : dir / target).lexically_normal();
 }
 
-Work inspect_checkout(const fs::path& git_dir, const fs::path& root, const Settings& settings)
+Work inspect_checkout(const fs::path& git_dir, const fs::path& root, const Settings& settings,
+                      const std::function<void(Work&)>& meanwhile)
 {
     Work w;
     w.path = root.string();
     w.git_dir = git_dir.string();
     Git git(git_dir, root);
-    read_head(git, w);
     Filters f{PatternList(settings.exclude), PatternList(settings.keep_ignored)};
     std::vector<std::string> args = {"-c", "status.showUntrackedFiles=all", "-c", "status.relativePaths=false",
                                      "status", "--porcelain=v2", "-z", "--untracked-files=all",
@@ -231,14 +231,22 @@ Work inspect_checkout(const fs::path& git_dir, const fs::path& root, const Setti
     if (!f.keep_ignored.empty())
         args.push_back("--ignored=traditional");
     try {
-        // The index listing runs beside status: both only read.
+        // Status and the index listing run beside each other and beside HEAD's and the
+        // commits' reading: all of them only read.
+        Git::Job status = git.start(args);
         Git::Job listing = git.start({"ls-files", "-v", "-s", "-z"});
-        parse_status(git.out(args, "read the status of " + root.string()), root, f, w);
+        read_head(git, w);
+        if (meanwhile)
+            meanwhile(w);
+        RunResult r = status.wait();
+        if (r.status != 0)
+            throw Error("read the status of " + root.string() + ": git status failed: " + first_line_of(r.err));
+        parse_status(r.out, root, f, w);
         find_hidden(git, root, f, w, listing.wait());
     } catch (const Error& e) {
         // Fail closed: what git cannot tell us is saved whole.
         spdlog::warn("{}", e.what());
-        w.note = e.what();
+        w.note = w.note.empty() ? e.what() : w.note + "; " + e.what();
         w.changes.push_back({".", ChangeKind::modified, true, false});
     }
     return w;

@@ -10,6 +10,7 @@
 #include "guard/json.hpp"
 #include "guard/trailers.hpp"
 #include "guard/log.hpp"
+#include "guard/plumbing.hpp"
 #include "guard/process.hpp"
 #include "guard/receipt.hpp"
 #include "guard/removal.hpp"
@@ -150,11 +151,17 @@ void print_work(const Work& w)
 }
 
 // DESIGN §13: the saves guard.backupRemote does not hold yet.
-void print_unbacked(const Invocation& inv)
+// The saves of the repository status inspected that guard.backupRemote does not hold yet.
+void print_unbacked(const std::vector<Work>& works)
 {
     std::vector<std::string> refs;
     try {
-        for (const auto& s : list_saves(inv.cwd, {.in_place = true}))
+        if (works.empty() || works.front().git_dir.empty())
+            return;
+        fs::path common = common_of(works.front().git_dir);
+        if (read_record_settings(common).backup_remote.empty())
+            return; // no backup remote: nothing is "not backed up yet"
+        for (const auto& s : list_saves(common, {.in_place = true}))
             if (s.backed_up && !*s.backed_up)
                 refs.push_back(s.ref);
     } catch (const Error& e) {
@@ -186,7 +193,7 @@ int run_status(const Invocation& inv)
             print_work(w);
     }
     if (!vm.count("json"))
-        print_unbacked(inv);
+        print_unbacked(works);
     return 0;
 }
 
@@ -555,9 +562,7 @@ int run_cli(const std::vector<std::string>& args)
     for (const auto& c : k_commands) {
         if (name != c.name)
             continue;
-        std::optional<LibGit2> libgit2; // only commands that read a repository pay for it
-        if (c.needs_repo) {
-            libgit2.emplace();
+        if (c.needs_repo) { // libgit2 starts only where a repository is opened (use_libgit2)
             try {
                 init_log(locate(inv.cwd).common, inv.verbose);
             } catch (const Error&) {

@@ -13,13 +13,27 @@ void check(int rc, std::string_view what)
     throw GitError(message, rc);
 }
 
-LibGit2::LibGit2()
+namespace {
+
+void start_libgit2()
 {
     git_libgit2_init();
     // Saves never touch the network: skip work libgit2 would otherwise do lazily.
     git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
     git_libgit2_opts(GIT_OPT_ENABLE_STRICT_OBJECT_CREATION, 0);
 }
+
+} // namespace
+
+void use_libgit2()
+{
+    static bool started = false;
+    if (!started)
+        start_libgit2(); // never shut down: the process's exit does that
+    started = true;
+}
+
+LibGit2::LibGit2() { start_libgit2(); }
 
 LibGit2::~LibGit2() { git_libgit2_shutdown(); }
 

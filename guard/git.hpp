@@ -34,7 +34,12 @@ using ReferenceIterator =
 // operation and the path or ref it was applied to.
 void check(int rc, std::string_view what);
 
-// Initialises libgit2 for the lifetime of the object (once per process is enough).
+// Initialises libgit2 once, for the rest of the process. Every entry point that opens a
+// repository or a config file calls it, so a run that never needs libgit2 never pays for
+// its start (Debian's build loads the system's CA certificates: ~3 ms).
+void use_libgit2();
+
+// Initialises libgit2 for the lifetime of the object (tests; use_libgit2 elsewhere).
 class LibGit2 {
 public:
     LibGit2();

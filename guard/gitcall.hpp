@@ -13,6 +13,7 @@ struct GitCall {
     std::vector<std::string> words;            // subcommand and its arguments, aliases expanded
     std::vector<std::string> argv;             // the caller's original argv (argv[0] = "git")
     std::string real_git;                      // absolute path of the real git
+    bool enabled_asked = false;                // the front end has heard guard.enabled=true from git
 };
 
 } // namespace guard

@@ -349,7 +349,6 @@ int run_hook(const std::vector<std::string>& args)
         // git < 2.54 has no `preparing`: the locked reftable store takes no save ref.
         h.refs_locked = reftable && args[1] == "prepared";
         init_log(common, false);
-        LibGit2 libgit2; // for the saves: libgit2 writes refs without running hooks
         return guard_transaction(git_dir, common, in, h);
     } catch (const std::exception& e) {
         // A deletion whose safety cannot be established is refused.

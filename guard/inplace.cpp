@@ -88,7 +88,8 @@ void keep_stashes(const GitCall& call, const Place& place, const Destroyed& d)
         if (kept.contains(commit))
             continue; // an earlier save already holds it
         Saved s = save_existing(place.common_dir, place.name, commit,
-                                {.reason = d.reason, .ref_prefix = k_in_place_prefix});
+                                {.reason = d.reason, .ref_prefix = k_in_place_prefix, .path = place.top.string(),
+                                 .branch = d.branch});
         refs.push_back(s.ref);
         kept.insert(commit);
     }
@@ -107,7 +108,8 @@ void keep_commits(const GitCall& call, const Place& place, const Destroyed& d)
     if (r.status == 0 && !r.out.empty())
         return; // an earlier save holds them already
     Saved s = save_existing(place.common_dir, place.name, d.left_behind,
-                            {.reason = d.reason, .ref_prefix = k_in_place_prefix});
+                            {.reason = d.reason, .ref_prefix = k_in_place_prefix, .path = place.top.string(),
+                             .branch = d.branch});
     std::fprintf(stderr, "git-guard: saved the commits %s leaves on no ref (%s) to %s (git log %s)\n",
                  d.reason.c_str(), d.left_behind.substr(0, 12).c_str(), s.ref.c_str(),
                  shell_quote(s.ref).c_str());
@@ -183,7 +185,6 @@ int guard_in_place(const GitCall& call)
     }
     try {
         init_log(place.common_dir, false);
-        LibGit2 libgit2; // for the engine's saves and ref writes below
         keep(call, place, d);
     } catch (const std::exception& e) {
         return refuse(call, place.top.string(), d, e.what());

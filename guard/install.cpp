@@ -47,7 +47,9 @@ constexpr const char* k_lock_reason = "git-guard";
 RunResult git_in(const Installation& ctx, std::vector<std::string> args)
 {
     args.insert(args.begin(), {ctx.git, "--git-dir=" + ctx.common.string()});
-    return run(args);
+    RunResult r = run(args);
+    forget_config(); // install and uninstall change it: later reads ask git again
+    return r;
 }
 
 void git_checked(const Installation& ctx, const std::vector<std::string>& args)
@@ -113,7 +115,9 @@ void unlock_worktrees(Installation& ctx)
 
 void restore_config(Installation& ctx)
 {
-    if (restore_config_bytes(ctx.common))
+    bool whole = restore_config_bytes(ctx.common);
+    forget_config();
+    if (whole)
         return ctx.say("restored the repository config byte for byte");
     auto records = ctx.manifest.records();
     for (auto r = records.rbegin(); r != records.rend(); ++r) {

@@ -10,6 +10,7 @@
 #include "guard/lock.hpp"
 #include "guard/scope.hpp"
 #include "guard/versions.hpp"
+#include "guard/worktrees.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -22,17 +23,10 @@ namespace guard {
 
 Place locate(const GitCall& call)
 {
-    auto r = ask_git(call, {"rev-parse", "--path-format=absolute", "--show-toplevel", "--git-dir",
-                            "--git-common-dir"});
-    std::vector<std::string> lines;
-    for (size_t at = 0; at < r.out.size();) {
-        size_t end = r.out.find('\n', at);
-        lines.push_back(r.out.substr(at, end - at));
-        at = end == std::string::npos ? r.out.size() : end + 1;
-    }
-    if (r.status != 0 || lines.size() != 3)
-        throw Error("cannot find the tree's root: " + first_line(r.err));
-    Place p{lines[0], lines[1], lines[2], ""};
+    const CallSite& site = call_site(call);
+    if (site.top.empty())
+        throw Error("cannot find the tree's root: " + site.why);
+    Place p{site.top, site.git_dir, site.common, ""};
     p.name = p.top.filename().string();
     return p;
 }
@@ -239,7 +233,8 @@ std::optional<Saved> save_destroyed(const GitCall& call, const Place& place, con
     }
     git_oid commit = write_commit(repo, worktree, parents, sig, message(place, d, index_trailer));
     Saved s = save_existing(place.common_dir, place.name, to_hex(commit),
-                            {.reason = d.reason, .ref_prefix = k_in_place_prefix});
+                            {.reason = d.reason, .ref_prefix = k_in_place_prefix, .tree = to_hex(worktree),
+                             .path = place.top.string(), .branch = d.branch});
     s.made_commit = true;
     s.base = d.head;
     spdlog::info("saved what {} destroys in {} to {}", d.reason, place.top.string(), s.ref);

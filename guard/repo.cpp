@@ -4,8 +4,11 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <map>
 
 #include <thread>
+
+#include <sys/stat.h>
 
 namespace fs = std::filesystem;
 
@@ -56,6 +59,7 @@ fs::path absolute_path(const fs::path& path)
 
 void check_supported(const fs::path& common)
 {
+    use_libgit2();
     git_config* raw = nullptr;
     if (git_config_open_ondisk(&raw, (common / "config").c_str()) < 0) {
         git_error_clear();
@@ -80,6 +84,7 @@ Repository open_repository(const fs::path& start)
     std::error_code ec;
     if (!fs::exists(start, ec))
         throw Error("'" + start.string() + "' does not exist");
+    use_libgit2();
     Buf found;
     if (git_repository_discover(found.get(), start.c_str(), 0, nullptr) < 0)
         throw Error("'" + start.string() + "' is not in a git repository");
@@ -197,15 +202,57 @@ Site locate_site(const fs::path& start)
     return site;
 }
 
-Settings read_settings(const fs::path& git_dir)
+namespace {
+
+struct CachedConfig {
+    std::string stamp; // the repository's config files as they were when read
+    ConfigEntries entries;
+};
+
+std::map<fs::path, CachedConfig>& config_cache()
 {
-    Git git(git_dir);
-    RunResult r = git.run({"config", "-z", "--get-regexp", "^guard\\."});
-    Settings settings;
+    static std::map<fs::path, CachedConfig> cache;
+    return cache;
+}
+
+// Inode, size and change time of the config files git reads for `git_dir` itself: a
+// write to them (by this process or another) asks git again.
+std::string config_stamp(const fs::path& git_dir)
+{
+    std::string stamp;
+    for (const fs::path& file : {git_dir / "config", git_dir / "config.worktree", common_of(git_dir) / "config"}) {
+        struct stat st {};
+        if (::stat(file.c_str(), &st) == 0)
+            stamp += std::to_string(st.st_ino) + ":" + std::to_string(st.st_size) + ":" +
+                     std::to_string(st.st_ctim.tv_sec) + "." + std::to_string(st.st_ctim.tv_nsec);
+        stamp += ";";
+    }
+    return stamp;
+}
+
+} // namespace
+
+const ConfigEntries& guard_config(const fs::path& git_dir)
+{
+    auto& cache = config_cache();
+    std::string stamp = config_stamp(git_dir);
+    if (auto it = cache.find(git_dir); it != cache.end() && it->second.stamp == stamp)
+        return it->second.entries;
+    RunResult r = Git(git_dir).run({"config", "-z", "--get-regexp", "^(guard|hook)\\."});
+    ConfigEntries entries;
     for (const auto& entry : split(r.out)) {
         auto nl = entry.find('\n');
-        std::string key = entry.substr(0, nl);
-        std::string value = nl == std::string::npos ? "" : entry.substr(nl + 1);
+        entries.emplace_back(entry.substr(0, nl), nl == std::string::npos ? "" : entry.substr(nl + 1));
+    }
+    return (cache[git_dir] = {stamp, std::move(entries)}).entries;
+}
+
+void forget_config() { config_cache().clear(); }
+
+Settings read_settings(const fs::path& git_dir)
+{
+    Settings settings;
+    for (const auto& [key, value] : guard_config(git_dir)) {
         if (key == "guard.enabled")
             settings.enabled = config_bool(value);
         else if (key == "guard.exclude")

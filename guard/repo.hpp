@@ -59,6 +59,14 @@ Site locate_site(const std::filesystem::path& start);
 // read by git (so includes, conditional includes and every format work).
 Settings read_settings(const std::filesystem::path& git_dir);
 
+// The guard.* and hook.* entries of `git_dir`'s configuration as git lists them (keys as
+// `config --get-regexp` prints them), read once per process while the repository's config
+// files stay as they are: one save reads the settings, the hooks to turn off and
+// guard.onSave. forget_config() drops what was read (after install changes them).
+using ConfigEntries = std::vector<std::pair<std::string, std::string>>;
+const ConfigEntries& guard_config(const std::filesystem::path& git_dir);
+void forget_config();
+
 // Every worktree of the repository at `common`, the main one first, as
 // `git worktree list` reports it (relative worktrees included). Throws Error
 // when git cannot list them.

@@ -210,10 +210,11 @@ int guard_add(const GitCall& call)
 
 GitCall decode_call(const std::vector<std::string>& args)
 {
-    auto fail = [] { return UsageError("the shim's handoff is malformed (front end and git-guard differ?)"); };
-    if (args.size() < 6 || args[1] != "--guard-call=1")
-        throw fail();
     GitCall call;
+    auto fail = [] { return UsageError("the shim's handoff is malformed (front end and git-guard differ?)"); };
+    if (args.size() < 6 || (args[1] != "--guard-call=1" && args[1] != "--guard-call=2"))
+        throw fail();
+    call.enabled_asked = args[1] == "--guard-call=2";
     call.real_git = args[2];
     call.cwd = args[3];
     size_t at = 4;
@@ -238,9 +239,8 @@ int run_shim(const std::vector<std::string>& args)
     if (args.size() < 2 || !args[1].starts_with("--guard-call="))
         reparse(args);
     GitCall call = decode_call(args);
-    if (call.words.empty() || !config_true(call, "guard.enabled"))
+    if (call.words.empty() || (!call.enabled_asked && !config_true(call, "guard.enabled")))
         exec_git(call); // unguarded: git, untouched (DESIGN §0.4)
-    LibGit2 libgit2;
     init_log(common_git_dir(call), false);
     spdlog::info("shim: git {}", call.words[0]);
     if (call.words[0] != "worktree") {

@@ -9,7 +9,7 @@
 namespace guard {
 
 // The full shim, reached from the front end (front/shim.c) with its parse of the call:
-//   git --guard-call=1 <real git> <cwd> <G> <globals…> <W> <words…> -- <caller's argv[1..]>
+//   git --guard-call=N <real git> <cwd> <G> <globals…> <W> <words…> -- <caller's argv[1..]>
 // In a guarded repository (asked of git before anything else), saves what
 // `worktree remove|prune` would destroy, or hands an in-place destroyer to
 // guard_in_place; then execs the real git with the caller's arguments unchanged.

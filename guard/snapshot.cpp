@@ -25,12 +25,9 @@ constexpr int k_max_suffix = 20;
 std::vector<std::string> hooks_off(const Git& git)
 {
     std::vector<std::string> args = {"-c", "hook.reference-transaction.enabled=false"};
-    RunResult r = git.run({"config", "-z", "--get-regexp", "^hook\\..*\\.command$"});
-    for (const auto& entry : split(r.out)) {
-        std::string key = entry.substr(0, entry.find('\n'));
-        if (key.size() > 13)
+    for (const auto& [key, value] : guard_config(git.git_dir()))
+        if (key.starts_with("hook.") && key.ends_with(".command") && key.size() > 13)
             args.insert(args.end(), {"-c", key.substr(0, key.size() - 8) + ".enabled=false"});
-    }
     return args;
 }
 
@@ -62,6 +59,10 @@ std::string create_ref(const Git& git, const std::string& name, const std::strin
 {
     std::vector<std::string> args = hooks_off(git);
     args.insert(args.end(), {"update-ref", "-m", "git-guard: save", "--stdin"});
+    // Usually the name is free: one git. Only a failure looks for what blocks it.
+    std::string plain = stranded_ref_name(name, prefix);
+    if (git.run(args, "create " + plain + " " + commit + "\n").status == 0)
+        return plain;
     std::string base = stranded_ref_name(unblocked_name(git, name, prefix), prefix);
     std::string last;
     for (int n = 1; n <= k_max_suffix; ++n) {
@@ -206,10 +207,14 @@ Saved point_at(const fs::path& git_dir, const std::string& name, const std::stri
     Git git(common_of(git_dir));
     Saved s;
     s.commit = commit;
-    RunResult tree = git.run({"rev-parse", "--verify", "-q", commit + "^{tree}"});
-    if (tree.status != 0)
-        throw Error("cannot save " + name + ": commit " + commit + " cannot be read");
-    s.tree = first_line_of(tree.out);
+    if (options.tree.empty()) {
+        RunResult tree = git.run({"rev-parse", "--verify", "-q", commit + "^{tree}"});
+        if (tree.status != 0)
+            throw Error("cannot save " + name + ": commit " + commit + " cannot be read");
+        s.tree = first_line_of(tree.out);
+    } else {
+        s.tree = options.tree; // the caller wrote it: verify() still reads it back from the ref
+    }
     s.base = commit;
     s.ref = create_ref(git, name, commit, options.ref_prefix);
     verify(git, s);
@@ -230,7 +235,12 @@ Saved save_existing(const fs::path& git_dir, const std::string& name, const std:
                     const SaveOptions& options)
 {
     Saved s = point_at(git_dir, name, commit, options);
-    journal_record(common_of(git_dir), tip_save_event(s.ref, commit, name, options.reason));
+    JournalEvent event = tip_save_event(s.ref, commit, name, options.reason);
+    if (!options.path.empty()) {
+        event.path = options.path;
+        event.branch = options.branch;
+    }
+    journal_record(common_of(git_dir), event);
     return s;
 }
 

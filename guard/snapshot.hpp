@@ -12,6 +12,12 @@ namespace guard {
 struct SaveOptions {
     std::string reason = "save";                     // Stranded-Reason: the operation that forced the save
     std::string ref_prefix = "refs/heads/stranded";  // or "refs/stranded" for in-place saves (C1)
+    // What the caller knows already, each sparing a git call in save_existing: the commit's
+    // tree, and the tree's absolute path and branch ("" when detached) for the journal,
+    // which otherwise reads them from the commit's trailers.
+    std::string tree;
+    std::string path;
+    std::string branch;
 };
 
 // A verified save.

@@ -116,9 +116,10 @@ fs::path moved_aside(const Worktree& tree)
 Work inspect_tree(const Worktree& tree, const Settings& settings)
 {
     check_readable(tree);
-    Work w = inspect_checkout(tree.git_dir, tree.path, settings);
+    fs::path common = common_of(tree.git_dir);
+    Work w = inspect_checkout(tree.git_dir, tree.path, settings,
+                              [&](Work& work) { collect_commits(common, tree, settings, work); });
     w.path = tree.path.string();
-    collect_commits(common_of(tree.git_dir), tree, settings, w);
     decide(w);
     return w;
 }

@@ -2,6 +2,7 @@
 
 #include "guard/repo.hpp"
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -85,9 +86,11 @@ void read_head(const Git& git, Work& work);
 std::filesystem::path git_dir_of(const std::filesystem::path& dir);
 
 // The working state of the repository whose git dir is `git_dir` checked out at
-// `root` (a tree, or a nested repository): `Work` without commits.
+// `root` (a tree, or a nested repository): `Work` without commits. `meanwhile` runs
+// while git's status and index listing run (HEAD is read by then): the commits' walk
+// costs no wall time of its own.
 Work inspect_checkout(const std::filesystem::path& git_dir, const std::filesystem::path& root,
-                      const Settings& settings);
+                      const Settings& settings, const std::function<void(Work&)>& meanwhile = {});
 
 } // namespace guard
 

@@ -1,9 +1,11 @@
 #include "guard/worktrees.hpp"
 
 #include "guard/error.hpp"
+#include "guard/plumbing.hpp"
 #include "guard/repo.hpp"
 
 #include <chrono>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -20,12 +22,35 @@ RunResult ask_git(const GitCall& call, std::initializer_list<std::string> rest)
     return run(argv, {.cwd = call.cwd.string(), .env = {{"LC_ALL", "C"}, {"LANGUAGE", "C"}}});
 }
 
+const CallSite& call_site(const GitCall& call)
+{
+    // One git per process: the shim asks for the log's place, then the in-place guard for
+    // the tree's root. --show-toplevel comes last: in a bare repository or a git dir it
+    // dies after git has printed the two directories.
+    static std::optional<CallSite> asked;
+    if (asked)
+        return *asked;
+    auto r = ask_git(call, {"rev-parse", "--path-format=absolute", "--git-common-dir", "--git-dir",
+                            "--show-toplevel"});
+    auto lines = split(r.out, '\n');
+    CallSite site;
+    if (lines.size() >= 2) {
+        site.common = lines[0];
+        site.git_dir = lines[1];
+    }
+    if (r.status == 0 && lines.size() == 3)
+        site.top = lines[2];
+    else
+        site.why = first_line_of(r.err);
+    return asked.emplace(std::move(site));
+}
+
 fs::path common_git_dir(const GitCall& call)
 {
-    auto r = ask_git(call, {"rev-parse", "--path-format=absolute", "--git-common-dir"});
-    if (r.status != 0 || r.out.empty())
+    const CallSite& site = call_site(call);
+    if (site.common.empty())
         throw Error("not a git repository: " + call.cwd.string());
-    return r.out.substr(0, r.out.find('\n'));
+    return site.common;
 }
 
 namespace {

@@ -26,6 +26,17 @@ struct ListedTree {
 // Runs the real git as the caller would have (`call`'s globals, in `call.cwd`), plus `rest`.
 RunResult ask_git(const GitCall& call, std::initializer_list<std::string> rest);
 
+// Where `call` runs, as git says (absolute paths, asked once per process): the common
+// and the own git dir, and the tree's root, empty with git's reason in `why` in a bare
+// repository or a git dir. All empty outside a repository.
+struct CallSite {
+    std::filesystem::path common;
+    std::filesystem::path git_dir;
+    std::filesystem::path top;
+    std::string why;
+};
+const CallSite& call_site(const GitCall& call);
+
 // The absolute common git dir of the repository `call` runs in. Throws Error outside one.
 std::filesystem::path common_git_dir(const GitCall& call);
 

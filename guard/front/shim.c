@@ -179,10 +179,39 @@ static int find_full(const char* argv0, char* full, size_t size)
     return -1;
 }
 
+// Is the repository `call` runs in guarded? git's answer to `config --bool guard.enabled`,
+// with the caller's options and in the caller's directory, as the full binary would ask
+// (DESIGN §0.4): 1 for "true", 0 for another value or none (exit 1), -1 when git could
+// not answer (an option this git does not know, a bad -C): the full binary decides then,
+// as it always has. Answered here, an unguarded repository never pays for its start.
+static int guard_enabled(const struct Call* call)
+{
+    char* argv[k_max_words + 8];
+    int n = 0;
+    argv[n++] = s_real_git;
+    argv[n++] = (char*)"-C";
+    argv[n++] = (char*)call->cwd;
+    for (int i = 0; i < call->nglobals && n < k_max_words; ++i)
+        argv[n++] = call->globals[i];
+    argv[n++] = (char*)"config";
+    argv[n++] = (char*)"--bool";
+    argv[n++] = (char*)"guard.enabled";
+    argv[n] = NULL;
+    char out[16];
+    size_t got = 0;
+    int status = run_captured(argv, out, sizeof out, &got);
+    if (status == 1)
+        return 0;
+    if (status != 0)
+        return -1;
+    return got == 5 && memcmp(out, "true\n", 5) == 0;
+}
+
 // The handoff (docs/decisions.md, "The shim"): the full binary runs as
-//   git --guard-call=1 <real git> <cwd> <G> <globals…> <W> <words…> -- <the caller's argv[1..]>
-// argv[0] "git" selects the shim mode; the full binary takes the parse as it is.
-static int forward(int argc, char** argv, const struct Call* call)
+//   git --guard-call=N <real git> <cwd> <G> <globals…> <W> <words…> -- <the caller's argv[1..]>
+// argv[0] "git" selects the shim mode; the full binary takes the parse as it is. N is 2
+// when git has said guard.enabled is true here, 1 when the full binary must ask itself.
+static int forward(int argc, char** argv, const struct Call* call, int enabled)
 {
     char dir[k_path_max], full[k_path_max], real[k_path_max];
     if (find_full(argv[0], full, sizeof full) != 0) {
@@ -202,7 +231,7 @@ static int forward(int argc, char** argv, const struct Call* call)
         return 128;
     int n = 0;
     out[n++] = (char*)"git";
-    out[n++] = (char*)"--guard-call=1";
+    out[n++] = (char*)(enabled == 1 ? "--guard-call=2" : "--guard-call=1");
     out[n++] = real;
     out[n++] = (char*)call->cwd;
     out[n++] = number(call->nglobals);
@@ -271,8 +300,11 @@ int main(int argc, char** argv)
     if (have_real)
         set_exec_path(&call, real, ours);
     mark_handled(&call);
-    if (parsed == 0 && !step && is_guarded_call(&call))
-        return forward(argc, argv, &call);
+    if (parsed == 0 && !step && is_guarded_call(&call)) {
+        int enabled = guard_enabled(&call);
+        if (enabled != 0)
+            return forward(argc, argv, &call, enabled);
+    }
     execv(s_real_git, argv);
     int why = errno;
     fprintf(stderr, "git-guard: cannot run %s: %s\n", s_real_git, strerror(why));

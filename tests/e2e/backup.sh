@@ -86,6 +86,8 @@ run_cmd git guard -C "$R" show "$REF2"
 assert_contains "$OUT" "backed up: no" "show does not say the save is not backed up"
 run_cmd git guard -C "$R" status
 assert_contains "$OUT" "not backed up" "status does not say a save is not backed up"
+run_cmd git -C "$TEST_ROOT" guard status "$R"
+assert_contains "$OUT" "not backed up" "status of a repository named by path (run from outside it) does not say a save is not backed up"
 run_cmd git guard -C "$R" push
 assert_eq 1 "$RC" "git guard push to an unreachable remote does not exit 1"
 

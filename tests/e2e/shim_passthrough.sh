@@ -8,6 +8,9 @@
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 SHIM=$GUARD_BIN_DIR/git-guard-shim
+# The front end hands a call to the full binary only where git says guard.enabled is true
+# (the last section checks the other side): every repository of this suite is guarded.
+git_real config --global guard.enabled true
 
 # A copy of the shim next to a fake full binary that records the caller's argv (what
 # follows "--" in the handoff, docs/decisions.md "The shim") and environment into
@@ -196,8 +199,8 @@ expect_passed "an alias with an unclosed quote" -c "alias.q=worktree 'remove" q
 section "the argv[0] the full binary gets is \"git\", then the handoff"
 rm -f "$FAKE/parse"
 run_cmd git worktree prune -v
-assert_eq "argv1=--guard-call=1" "$(head -1 "$FAKE/parse")" \
-    "the full binary is started with the handoff 'git --guard-call=1 ...'"
+assert_eq "argv1=--guard-call=2" "$(head -1 "$FAKE/parse")" \
+    "the full binary is started with the handoff 'git --guard-call=2 ...' (guard.enabled asked)"
 calls_of "$FAKE" >/dev/null
 
 section "the installed layouts (C5): libexec/git-guard/ and a copy with git-guard.path"
@@ -227,6 +230,22 @@ assert_eq 128 "$RC" "'worktree prune' without git-guard is refused with 128"
 assert_contains "$ERR" "$LONE/git-guard" "the refusal names the missing git-guard"
 PATH=$LONE:$BASE_PATH run_cmd git status --short
 assert_eq "0:" "$RC:$ERR" "'git status' runs without git-guard"
+
+section "unguarded: the front end asks git, and the full binary is never started"
+shim_on "$FAKE"
+cd "$TEST_ROOT/repo" || exit 1
+calls_of "$FAKE" >/dev/null
+git_real config --global --unset guard.enabled
+run_cmd git worktree prune -v
+assert_eq "0:" "$RC:$(calls_of "$FAKE")" "an unguarded 'worktree prune' ran git without the full binary"
+run_cmd git -c guard.enabled=false reset --hard
+assert_eq "0:" "$RC:$(calls_of "$FAKE")" "'-c guard.enabled=false reset --hard' ran git without the full binary"
+run_cmd git -c guard.enabled=true worktree prune -v
+assert_eq "0 -c guard.enabled=true worktree prune -v" "$RC $(calls_of "$FAKE" | head -5 | tr '\n' ' ' | sed 's/ $//')" \
+    "'-c guard.enabled=true' on the command line guards the call"
+run_cmd git -C "$TEST_ROOT/no-such-dir" worktree prune
+assert_eq "1 128" "$(calls_of "$FAKE" | grep -c REAL=) $RC" \
+    "a call git cannot even start (a bad -C) goes to the full binary, which lets git say why"
 cd "$TEST_ROOT" || exit 1
 shim_off
 

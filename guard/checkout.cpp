@@ -191,7 +191,8 @@ void read_head(const Git& git, Work& w)
         w.head = first_line_of(head.out);
     RunResult sym = git.run({"symbolic-ref", "-q", "HEAD"});
     std::string target = sym.status == 0 ? first_line_of(sym.out) : "";
-    if (target.empty()) {
+    bool attached = !target.empty();
+    if (!attached) {
         std::string branch = branch_in_progress(git.git_dir());
         if (!branch.empty())
             target = "refs/heads/" + branch;
@@ -199,6 +200,10 @@ void read_head(const Git& git, Work& w)
     if (!target.starts_with("refs/heads/"))
         return;
     w.branch = target.substr(11);
+    if (attached) {
+        w.branch_tip = w.head; // HEAD names the branch: its tip is what HEAD resolved to
+        return;
+    }
     RunResult tip = git.run({"rev-parse", "-q", "--verify", target + "^{commit}"});
     if (tip.status == 0)
         w.branch_tip = first_line_of(tip.out);

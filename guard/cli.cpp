@@ -211,7 +211,7 @@ int run_save(const Invocation& inv)
     SaveResult result;
     fs::path tree = inv.cwd / vm["path"].as<std::string>();
     try {
-        result = save_path(inv.cwd, tree, {.reason = vm["reason"].as<std::string>()});
+        result = save_path(inv.cwd, tree, {.reason = vm["reason"].as<std::string>(), .stage_early = true});
     } catch (const Error& e) {
         result.work.path = tree.string();
         result.work.verdict = Verdict::cannot_save;

@@ -119,7 +119,8 @@ void keep_commits(const GitCall& call, const Place& place, const Destroyed& d)
 // own work, or git could not say): the engine's save of everything the tree holds.
 void save_whole(const GitCall& call, const Place& place, const Destroyed& d)
 {
-    SaveResult result = save_path(call.cwd, place.top, {.reason = d.reason, .ref_prefix = k_in_place_prefix});
+    SaveResult result =
+        save_path(call.cwd, place.top, {.reason = d.reason, .ref_prefix = k_in_place_prefix, .stage_early = true});
     if (!result.refused.empty())
         throw Error(result.work.reason.empty() ? result.refused : result.work.reason);
     if (result.saved)

@@ -302,7 +302,7 @@ std::optional<std::vector<Saved>> save_existing_batch(
 }
 
 std::optional<Saved> save_work(const fs::path& common, const Work& w, const std::string& name,
-                               const Settings& settings, const SaveOptions& options)
+                               const Settings& settings, const SaveOptions& options, EarlyStaging* early)
 {
     if (w.verdict == Verdict::cannot_save)
         throw Error(w.reason);
@@ -322,7 +322,7 @@ std::optional<Saved> save_work(const fs::path& common, const Work& w, const std:
     Git git(w.git_dir, root);
     // A meter on a terminal once the save has taken a second, as git prints one; nothing else.
     Progress meter("git-guard: saving " + name, 3);
-    Staged staged = uncommitted ? stage_checkout(git, w, common)
+    Staged staged = uncommitted ? stage_checkout(git, w, common, early)
                                 : Staged{first_line_of(store.out({"rev-parse", *w.head + "^{tree}"}, "read HEAD")),
                                          "", {}};
     if (!uncommitted)
@@ -398,8 +398,13 @@ SaveResult save_path(const fs::path& start, const fs::path& path, const SaveOpti
     SaveResult result;
     std::string name = fresh->path.filename().string();
     try {
+        std::optional<EarlyStaging> early;
+        if (options.stage_early && !fresh->prunable) {
+            sweep_tmp(common);
+            early.emplace(Git(fresh->git_dir, fresh->path), common);
+        }
         result.work = fresh->prunable ? inspect_admin(common, *fresh, settings) : inspect_tree(*fresh, settings);
-        result.saved = save_work(common, result.work, name, settings, options);
+        result.saved = save_work(common, result.work, name, settings, options, early ? &*early : nullptr);
     } catch (const Error& e) {
         if (result.work.path.empty())
             result.work.path = fresh->path.string();

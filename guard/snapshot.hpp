@@ -18,6 +18,10 @@ struct SaveOptions {
     std::string tree;
     std::string path;
     std::string branch;
+    // save_path: git stages the tree beside the inspection (EarlyStaging), for callers
+    // that expect work (an explicit save, a destroyer that found some). A clean tree then
+    // costs a `git add -A` for nothing, so removals leave it off.
+    bool stage_early = false;
 };
 
 // A verified save.
@@ -36,9 +40,10 @@ struct Saved {
 // into a private index, commit-tree, a new ref made with no hooks, read back.
 // Writes nothing to the tree's files, index, HEAD or branch. Returns nothing
 // when there was nothing to save. Throws Error when it cannot.
+class EarlyStaging;
 std::optional<Saved> save_work(const std::filesystem::path& common, const Work& work,
                                const std::string& name, const Settings& settings,
-                               const SaveOptions& options);
+                               const SaveOptions& options, EarlyStaging* early = nullptr);
 
 // Points a new save ref `<ref_prefix>/<name>/<stamp>` at the existing commit
 // `commit` (hex), verified; no commit is made. Works in every repository

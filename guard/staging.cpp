@@ -153,17 +153,73 @@ std::optional<NestedSave> save_nested(const Git& outer, const std::string& rel, 
 
 } // namespace
 
-Staged stage_checkout(const Git& git, const Work& w, const fs::path& common)
+namespace {
+
+// `file` as a copy of the checkout's own index (none: git starts from an empty one).
+void copy_index(const Git& git, const TempFile& file)
 {
-    TempFile file(common / "guard" / "tmp", "index");
     std::error_code ec;
     fs::path own = git.index();
     if (fs::exists(own, ec)) {
         if (!fs::copy_file(own, file.path(), fs::copy_options::overwrite_existing, ec))
             throw Error("cannot copy the index of " + git.work_tree().string() + ": " + ec.message());
     } else {
-        fs::remove(file.path(), ec); // no index yet: git starts from an empty one
+        fs::remove(file.path(), ec);
     }
+}
+
+const std::vector<std::string> k_add_all = {"add", "-A", "--sparse", "--", "."};
+
+// The second half: what only the inspection knows (hidden edits, kept ignored files,
+// excluded paths, nested saves), then S's tree.
+void finish_staging(const Git& g, const Work& w, Staged& st);
+
+} // namespace
+
+EarlyStaging::EarlyStaging(const Git& git, const fs::path& common)
+{
+    try {
+        m_index_copy = std::make_unique<TempFile>(common / "guard" / "tmp", "index");
+        m_added_copy = std::make_unique<TempFile>(common / "guard" / "tmp", "index");
+        copy_index(git, *m_index_copy);
+        copy_index(git, *m_added_copy);
+        m_write.emplace(git.with_index(m_index_copy->path()).start({"write-tree"}));
+        m_add.emplace(git.with_index(m_added_copy->path()).start(k_add_all));
+    } catch (const Error& e) {
+        spdlog::debug("early staging not started: {}", e.what()); // the usual staging runs
+    }
+}
+
+EarlyStaging::~EarlyStaging() = default; // the jobs are waited for, then the files go
+
+std::optional<EarlyStaging::Result> EarlyStaging::take()
+{
+    if (!m_write || !m_add)
+        return std::nullopt;
+    RunResult written = m_write->wait();
+    RunResult added = m_add->wait();
+    std::string tree = first_line_of(written.out);
+    if (written.status != 0 || added.status != 0 || !is_oid(tree)) {
+        spdlog::debug("early staging failed ({}{}); staging again", written.err, added.err);
+        return std::nullopt;
+    }
+    return Result{m_added_copy->path(), tree};
+}
+
+Staged stage_checkout(const Git& git, const Work& w, const fs::path& common, EarlyStaging* early)
+{
+    // The early staging is what the lines below run when there is no conflict to record
+    // and no nested repository to leave out of `git add`.
+    if (early && w.unmerged.empty() && w.nested.empty()) {
+        if (auto done = early->take()) {
+            Staged st;
+            st.index_tree = done->index_tree;
+            finish_staging(git.with_index(done->index), w, st);
+            return st;
+        }
+    }
+    TempFile file(common / "guard" / "tmp", "index");
+    copy_index(git, file);
     Git g = git.with_index(file.path());
     Staged st;
     // I: the index as staged; a conflict holds the working file's content.
@@ -172,10 +228,18 @@ Staged stage_checkout(const Git& git, const Work& w, const fs::path& common)
     for (const auto& rel : w.nested)
         if (auto n = save_nested(git, rel, common))
             st.nested.push_back(*n);
-    std::vector<std::string> add = {"add", "-A", "--sparse", "--", "."};
+    std::vector<std::string> add = k_add_all;
     for (const auto& rel : w.nested)
         add.push_back(":(exclude,literal)" + rel);
     g.out(add, "stage the working state of " + git.work_tree().string());
+    finish_staging(g, w, st);
+    return st;
+}
+
+namespace {
+
+void finish_staging(const Git& g, const Work& w, Staged& st)
+{
     std::vector<std::string> kept;
     for (const auto& c : w.changes)
         if (c.kind == ChangeKind::ignored)
@@ -193,9 +257,10 @@ Staged stage_checkout(const Git& git, const Work& w, const fs::path& common)
     for (const auto& n : st.nested)
         g.out({"update-index", "--add", "--cacheinfo", "160000," + n.commit + "," + n.path},
               "record nested repository " + n.path);
-    st.worktree_tree = write_tree(g, "write the working state of " + git.work_tree().string());
-    return st;
+    st.worktree_tree = write_tree(g, "write the working state of " + g.work_tree().string());
 }
+
+} // namespace
 
 std::string stage_husk(const fs::path& common, const fs::path& root)
 {

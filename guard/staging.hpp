@@ -4,6 +4,8 @@
 #include "guard/work.hpp"
 
 #include <filesystem>
+#include <optional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -28,11 +30,42 @@ struct Staged {
     std::vector<NestedSave> nested;
 };
 
+class TempFile;
+
+// The first half of a save's staging, started beside the inspection when work is
+// expected (an explicit save, a destroyer that found some): git stages the whole tree
+// while git's status runs, instead of after it. Two private copies of the index: one
+// written as it is (I), `git add -A` over the other. stage_checkout uses it only for a
+// checkout without conflicts or nested repositories, where it is exactly what
+// stage_checkout would run; otherwise it is dropped, and costs only the time it ran.
+class EarlyStaging {
+public:
+    EarlyStaging(const Git& git, const std::filesystem::path& common);
+    ~EarlyStaging();
+    EarlyStaging(const EarlyStaging&) = delete;
+    EarlyStaging& operator=(const EarlyStaging&) = delete;
+
+    // The index with the tree added and I's tree id, once; nothing when git failed.
+    struct Result {
+        std::filesystem::path index;
+        std::string index_tree;
+    };
+    std::optional<Result> take();
+
+private:
+    std::unique_ptr<TempFile> m_index_copy;
+    std::unique_ptr<TempFile> m_added_copy;
+    std::optional<Git::Job> m_write;
+    std::optional<Git::Job> m_add;
+};
+
 // Stages `work` (as inspected in the checkout `git` names: its git dir and its
 // root) into private indexes under `<common>/guard/tmp/`, saving nested
 // repositories recursively into the store at `common`. Throws Error when git
-// cannot stage or write.
-Staged stage_checkout(const Git& git, const Work& work, const std::filesystem::path& common);
+// cannot stage or write. `early`, when given, is the staging started beside the
+// inspection of this same checkout.
+Staged stage_checkout(const Git& git, const Work& work, const std::filesystem::path& common,
+                      EarlyStaging* early = nullptr);
 
 // Every file under `root` (a tree git can no longer read), as a tree in the
 // store at `common`.

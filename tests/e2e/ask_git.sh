@@ -94,6 +94,31 @@ assert_eq "working version" "$(show "$R" "$REF:a.txt")" "the working half of a.t
 assert_eq "staged version" "$(show "$R" "$INDEX:a.txt")" "the staged half of a.txt was lost"
 assert_eq "$INDEX" "$(git_real -C "$R" rev-parse "$REF^2")" "the index commit is not reachable from the save"
 
+section "git guard save stages beside the inspection: the same save, both halves and every kind of file"
+setup early
+git_real -C "$R" config guard.keepIgnored .env
+commit_file "$WT" .gitignore ".env
+*.log"
+printf 'staged version\n' >"$WT/a.txt"
+git_real -C "$WT" add a.txt
+printf 'working version\n' >"$WT/a.txt"
+printf 'new file\n' >"$WT/new.txt"
+printf 'SECRET=1\n' >"$WT/.env"
+printf 'noise\n' >"$WT/build.log"
+rm "$WT/b.txt"
+run_cmd git -C "$R" guard save "$WT"
+assert_eq 0 "$RC" "git guard save failed: $ERR"
+REF=$(newest_save "$R" wt)
+INDEX=$(trailer "$R" "$REF" Stranded-Index)
+assert_eq "working version" "$(show "$R" "$REF:a.txt")" "the working half of a.txt was lost by the early staging"
+assert_eq "staged version" "$(show "$R" "$INDEX:a.txt")" "the staged half of a.txt was lost by the early staging"
+assert_eq "new file" "$(show "$R" "$REF:new.txt")" "the untracked new.txt was lost by the early staging"
+assert_eq "SECRET=1" "$(show "$R" "$REF:.env")" "the kept ignored .env was lost by the early staging"
+assert_eq "<missing>" "$(show "$R" "$REF:build.log")" "ignored build output was saved though guard.keepIgnored does not name it"
+assert_eq "<missing>" "$(show "$R" "$REF:b.txt")" "the deletion of b.txt is not in the save"
+assert_eq "" "$(ls -A "$R/.git/guard/tmp")" "the early staging left its private indexes behind"
+git_real -C "$R" config --unset guard.keepIgnored
+
 section "a refs/worktree/* commit is work and stays reachable"
 setup perworktree
 C=$(git_real -C "$WT" commit-tree -p HEAD -m "held by refs/worktree/keep" "$(git_real -C "$WT" rev-parse HEAD^{tree})")

@@ -80,7 +80,7 @@ struct StatusAsk {
 std::vector<std::string> status(const GitCall& call, const StatusAsk& ask, Destroyed& d)
 {
     std::vector<std::string> args{"--no-optional-locks", "status", "--porcelain=v2", "-z",
-                                  "--branch", "--no-renames", "--ignore-submodules=none",
+                                  "--branch", "--no-ahead-behind", "--no-renames", "--ignore-submodules=none",
                                   ask.untracked ? "--untracked-files=all" : "--untracked-files=no"};
     if (ask.ignored)
         args.emplace_back("--ignored=traditional");

@@ -103,12 +103,10 @@ static int split_words(char* line, char* words[], int capacity)
     return quoted ? -1 : count;
 }
 
-// Reads every alias.* entry (`git config -z --get-regexp`, with the caller's globals in
-// the caller's directory) into `buffer`. Returns the bytes read, or -1.
-static ssize_t read_aliases(const char* real_git, const struct Call* call, char* buffer,
-                            size_t size)
+int run_config(const char* real_git, const struct Call* call, const char* const* rest, char* buffer,
+               size_t size, size_t* got)
 {
-    char* argv[k_max_words + 8];
+    char* argv[k_max_words + 16];
     int n = 0;
     argv[n++] = (char*)real_git;
     argv[n++] = (char*)"-C";
@@ -116,13 +114,21 @@ static ssize_t read_aliases(const char* real_git, const struct Call* call, char*
     for (int i = 0; i < call->nglobals && n < k_max_words; ++i)
         argv[n++] = call->globals[i];
     argv[n++] = (char*)"config";
-    argv[n++] = (char*)"-z";
-    argv[n++] = (char*)"--get-regexp";
-    argv[n++] = (char*)"^alias\\.";
+    for (; *rest && n < k_max_words + 15; ++rest)
+        argv[n++] = (char*)*rest;
     argv[n] = NULL;
+    return run_captured(argv, buffer, size, got);
+}
+
+// Reads every alias.* entry (`git config -z --get-regexp`, with the caller's globals in
+// the caller's directory) into `buffer`. Returns the bytes read, or -1.
+static ssize_t read_aliases(const char* real_git, const struct Call* call, char* buffer,
+                            size_t size)
+{
+    static const char* const rest[] = {"-z", "--get-regexp", "^alias\\.", NULL};
     // Quiet: git reports a bad -C or --git-dir itself, once, when it runs the command.
     size_t got = 0;
-    int status = run_captured(argv, buffer, size, &got);
+    int status = run_config(real_git, call, rest, buffer, size, &got);
     if (got >= size || (status != 0 && status != 1)) // 1: no alias at all
         return -1;
     return (ssize_t)got;

@@ -24,6 +24,12 @@ struct Call {
 int parse_call(int argc, char* argv[], const char* real_git, const char* exec_path,
                struct Call* call);
 
+// Runs `real_git -C <cwd> <globals…> config <rest…>` (`rest` ends with NULL), as the
+// caller's git would read its configuration, with its output in `buffer` (`got` bytes,
+// the rest drained). Returns git's exit status, or -1 when it could not be started.
+int run_config(const char* real_git, const struct Call* call, const char* const* rest, char* buffer,
+               size_t size, size_t* got);
+
 // Whether `call` is one the full binary guards: `worktree remove|prune|add`, or an
 // in-place destroyer (reset --hard/--merge/--keep, checkout/switch that may discard,
 // restore of worktree files, clean, stash drop|clear). Errs towards yes: a call

@@ -186,20 +186,10 @@ static int find_full(const char* argv0, char* full, size_t size)
 // as it always has. Answered here, an unguarded repository never pays for its start.
 static int guard_enabled(const struct Call* call)
 {
-    char* argv[k_max_words + 8];
-    int n = 0;
-    argv[n++] = s_real_git;
-    argv[n++] = (char*)"-C";
-    argv[n++] = (char*)call->cwd;
-    for (int i = 0; i < call->nglobals && n < k_max_words; ++i)
-        argv[n++] = call->globals[i];
-    argv[n++] = (char*)"config";
-    argv[n++] = (char*)"--bool";
-    argv[n++] = (char*)"guard.enabled";
-    argv[n] = NULL;
+    static const char* const rest[] = {"--bool", "guard.enabled", NULL};
     char out[16];
     size_t got = 0;
-    int status = run_captured(argv, out, sizeof out, &got);
+    int status = run_config(s_real_git, call, rest, out, sizeof out, &got);
     if (status == 1)
         return 0;
     if (status != 0)

@@ -8,6 +8,7 @@
 #include "guard/pattern.hpp"
 #include "guard/scope.hpp"
 
+#include <algorithm>
 #include <array>
 #include <filesystem>
 #include <set>
@@ -292,22 +293,47 @@ bool is_in_place_destroyer(const std::string& word)
     return k_words.contains(word);
 }
 
+bool asks_quiet(const GitCall& call)
+{
+    const std::string& word = call.words.empty() ? "" : call.words[0];
+    std::span<const OptionSpec> table;
+    if (word == "reset")
+        table = k_reset;
+    else if (word == "checkout")
+        table = k_checkout;
+    else if (word == "switch")
+        table = k_switch;
+    else if (word == "restore")
+        table = k_restore;
+    else if (word == "clean")
+        table = k_clean;
+    else if (word == "stash") // stash drop [-q|--quiet] [<stash>]
+        return std::find_if(call.words.begin() + 1, call.words.end(), [](const std::string& w) {
+                   return w == "-q" || w == "--quiet";
+               }) != call.words.end();
+    else
+        return false;
+    return parse_arguments(call.words, 1, table).has("quiet");
+}
+
 Destroyed find_destroyed(const GitCall& call)
 {
     const std::string& word = call.words.empty() ? "" : call.words[0];
+    Destroyed d;
     if (word == "reset")
-        return reset(call);
-    if (word == "checkout")
-        return checkout(call);
-    if (word == "switch")
-        return switch_branch(call);
-    if (word == "restore")
-        return restore(call);
-    if (word == "clean")
-        return clean(call);
-    if (word == "stash")
-        return stash(call);
-    return {};
+        d = reset(call);
+    else if (word == "checkout")
+        d = checkout(call);
+    else if (word == "switch")
+        d = switch_branch(call);
+    else if (word == "restore")
+        d = restore(call);
+    else if (word == "clean")
+        d = clean(call);
+    else if (word == "stash")
+        d = stash(call);
+    d.quiet = asks_quiet(call);
+    return d;
 }
 
 } // namespace guard

@@ -28,6 +28,7 @@ struct Destroyed {
     std::vector<std::string> stashes; // stash commits that a drop or clear lets go
     std::string whole_tree_why;       // set: only a save of the whole tree will do
     std::string left_behind;          // HEAD, when moving it leaves commits on no ref
+    bool quiet = false;               // the caller asked git for -q/--quiet: no line of ours either
 
     bool empty() const
     {

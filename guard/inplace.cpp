@@ -37,10 +37,15 @@ std::string command_line(const GitCall& call)
     return text;
 }
 
+// The one line a save adds to git's stderr; none when the caller asked git to be quiet
+// (the save is in `git guard list` and the journal all the same).
 void report(const Saved& s, const Destroyed& d)
 {
+    if (d.quiet)
+        return;
+    std::string what = d.paths.empty() ? "the whole tree" : held(d); // a save of everything it holds
     std::fprintf(stderr, "git-guard: %s what %s destroys (%s) %s %s (git show --stat %s)\n",
-                 s.existing ? "already saved" : "saved", d.reason.c_str(), held(d).c_str(),
+                 s.existing ? "already saved" : "saved", d.reason.c_str(), what.c_str(),
                  s.existing ? "in" : "to", s.ref.c_str(), shell_quote(s.ref).c_str());
 }
 
@@ -93,7 +98,7 @@ void keep_stashes(const GitCall& call, const Place& place, const Destroyed& d)
         refs.push_back(s.ref);
         kept.insert(commit);
     }
-    if (refs.empty())
+    if (refs.empty() || d.quiet)
         return;
     std::fprintf(stderr, "git-guard: saved %zu stash commit(s) that %s lets go to %s%s (git show %s)\n",
                  refs.size(), d.reason.c_str(), refs.front().c_str(), refs.size() > 1 ? " and others" : "",
@@ -110,9 +115,10 @@ void keep_commits(const GitCall& call, const Place& place, const Destroyed& d)
     Saved s = save_existing(place.common_dir, place.name, d.left_behind,
                             {.reason = d.reason, .ref_prefix = k_in_place_prefix, .path = place.top.string(),
                              .branch = d.branch});
-    std::fprintf(stderr, "git-guard: saved the commits %s leaves on no ref (%s) to %s (git log %s)\n",
-                 d.reason.c_str(), d.left_behind.substr(0, 12).c_str(), s.ref.c_str(),
-                 shell_quote(s.ref).c_str());
+    if (!d.quiet)
+        std::fprintf(stderr, "git-guard: saved the commits %s leaves on no ref (%s) to %s (git log %s)\n",
+                     d.reason.c_str(), d.left_behind.substr(0, 12).c_str(), s.ref.c_str(),
+                     shell_quote(s.ref).c_str());
 }
 
 // Only the whole tree will do (unmerged entries, a submodule's or a nested repository's

@@ -222,8 +222,16 @@ Staged stage_checkout(const Git& git, const Work& w, const fs::path& common, Ear
     copy_index(git, file);
     Git g = git.with_index(file.path());
     Staged st;
-    // I: the index as staged; a conflict holds the working file's content.
-    feed(g, {"update-index", "-z", "--add", "--remove", "--stdin"}, w.unmerged, "record the conflicts");
+    // I: the index as staged; a conflict holds the working file's content, or nothing
+    // when a directory now stands at its path (its files are S's, through `add -A`).
+    std::vector<std::string> conflicts, replaced;
+    for (const auto& path : w.unmerged) {
+        std::error_code ec;
+        bool dir = fs::is_directory(fs::symlink_status(git.work_tree() / path, ec));
+        (dir ? replaced : conflicts).push_back(path);
+    }
+    feed(g, {"update-index", "-z", "--add", "--remove", "--stdin"}, conflicts, "record the conflicts");
+    feed(g, {"update-index", "-z", "--force-remove", "--stdin"}, replaced, "record the conflicts replaced by directories");
     st.index_tree = write_tree(g, "write the index of " + git.work_tree().string());
     for (const auto& rel : w.nested)
         if (auto n = save_nested(git, rel, common))

@@ -137,6 +137,32 @@ assert_saved "$OLD_U" "the untracked old.txt that HEAD~1 overwrites"
 assert_saved "$A_WT" "the unstaged edit of a.txt"
 assert_not_saved "$N_U" "the untracked n.txt"
 
+section "reset -q --hard and --quiet: saved, and quiet as git is (git's own t3903, t2070)"
+twins reset-quiet
+same_as_git reset-quiet reset -q --hard
+assert_eq 0 "$GUARD_LINES" "reset -q --hard: the guard printed a line although git was asked to be quiet"
+assert_saved "$A_WT" "reset -q --hard: the unstaged edit of a.txt"
+assert_saved "$A_STAGED" "reset -q --hard: the staged version of a.txt"
+twins restore-quiet
+same_as_git restore-quiet restore --quiet .
+assert_eq 0 "$GUARD_LINES" "restore --quiet: the guard printed a line although git was asked to be quiet"
+assert_saved "$B_WT" "restore --quiet: the unstaged edit of b.txt"
+
+section "reset --hard over a conflict whose path is now a directory (git's own t7104)"
+twins conflict-dir clean
+for t in "$G" "$P"; do
+    h=$(git_real -C "$t" rev-parse :a.txt)
+    git_real -C "$t" rm -q --cached a.txt
+    printf '100644 %s 2\ta.txt\n' "$h" | git_real -C "$t" update-index --index-info
+    rm -f "$t/a.txt" && mkdir "$t/a.txt" && printf 'inside the directory\n' >"$t/a.txt/inner"
+done
+INNER=$(git_real -C "$G" hash-object a.txt/inner)
+same_as_git conflict-dir reset --hard
+one_save_line conflict-dir
+assert_saved "$INNER" "the untracked a.txt/inner where the conflicted a.txt was"
+assert_eq "inside the directory" "$(git_real -C "$G" show "$(saves "$G"):a.txt/inner" 2>&1)" \
+    "the save does not hold a.txt/inner: reset --hard destroyed it"
+
 section "reset --merge and --keep: what they could lose is saved (git may refuse)"
 twins reset-merge
 same_as_git reset-merge reset --merge

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# git's own test scripts through the git-guard shim (not part of ctest: it needs git's
+# source tree, built). Each script runs unguarded, then guarded, and prints git's summary.
+#
+# Usage: tests/git_suite.sh --src GITSRC --git BINDIR [--bin GUARD_BIN] [SCRIPT...]
+#   --src GITSRC   a built git source tree (its t/ and t/helper/test-tool)
+#   --git BINDIR   the directory of the real git the shim runs (e.g. /opt/git-2.55/bin)
+#   --bin DIR      git-guard's build (default build/bin)
+#   SCRIPT...      default: the worktree and in-place destroyer scripts
+# Guarded runs give every git guard.enabled=true through GIT_CONFIG_COUNT, added for the run
+# to test-lib.sh after its `git init` and taken out again on exit (a --global setting
+# would write .gitconfig into the trash directory, the test repository's work tree).
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+src="" real="" bin=$root/build/bin
+while (($#)); do
+    case $1 in
+    --src) src=${2:?}; shift 2 ;;
+    --git) real=${2:?}; shift 2 ;;
+    --bin) bin=${2:?}; shift 2 ;;
+    -h | --help) sed -n '2,/^set -e/{/^set -e/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
+    -*) echo "git_suite: unknown option '$1' (see --help)" >&2; exit 2 ;;
+    *) break ;;
+    esac
+done
+[[ -n $src && -f $src/t/test-lib.sh ]] || { echo "git_suite: --src must name a built git source tree" >&2; exit 2; }
+[[ -n $real && -x $real/git ]] || { echo "git_suite: --git must name the directory of a real git" >&2; exit 2; }
+[[ -x $bin/git-guard-shim ]] || { echo "git_suite: no git-guard-shim in $bin: build it, or pass --bin" >&2; exit 2; }
+scripts=("$@")
+((${#scripts[@]})) || scripts=(t2400-worktree-add.sh t2401-worktree-prune.sh t2402-worktree-list.sh
+    t2403-worktree-move.sh t7104-reset-hard.sh t7102-reset.sh t7201-co.sh t2060-switch.sh
+    t2070-restore.sh t7300-clean.sh t3903-stash.sh)
+
+shim=$(mktemp -d "${TMPDIR:-/tmp}/git-guard-suite.XXXXXX")
+lib=$src/t/test-lib.sh
+if grep -q 'GIT_CONFIG_KEY_0=guard.enabled' "$lib"; then
+    echo "git_suite: $lib already turns the guard on (an interrupted run?): restore it first" >&2
+    exit 2
+fi
+cp "$lib" "$shim/test-lib.sh.orig"
+trap 'cp "$shim/test-lib.sh.orig" "$lib"; rm -rf "$shim"' EXIT
+ln -s "$(cd "$bin" && pwd)/git-guard-shim" "$shim/git"
+line='	export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=guard.enabled GIT_CONFIG_VALUE_0=true'
+
+run() { # MODE SCRIPT: git's summary lines, on one line
+    (cd "$src/t" && PATH=$real:$PATH GIT_TEST_DEFAULT_HASH=sha1 GIT_TEST_INSTALLED=$shim \
+        ./"$2" 2>&1 | grep -E '^# (passed|failed|still)|^not ok' | grep -v 'TODO known breakage' | tr '\n' ' ')
+}
+echo "git: $("$real/git" --version); git-guard: $bin"
+for mode in unguarded guarded; do
+    if [[ $mode == guarded ]]; then
+        sed "s|^\terror \"cannot run git init\"\$|&\n$line|" "$shim/test-lib.sh.orig" >"$lib"
+        grep -q GIT_CONFIG_KEY_0=guard.enabled "$lib" || { echo "git_suite: cannot find test-lib.sh's git init" >&2; exit 1; }
+    fi
+    for t in "${scripts[@]}"; do
+        printf '%-26s %-9s %s\n' "$t" "$mode" "$(run "$mode" "$t")"
+    done
+done

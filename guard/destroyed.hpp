@@ -29,6 +29,7 @@ struct Destroyed {
     std::string whole_tree_why;       // set: only a save of the whole tree will do
     std::string left_behind;          // HEAD, when moving it leaves commits on no ref
     bool quiet = false;               // the caller asked git for -q/--quiet: no line of ours either
+    bool in_doubt = false;            // git could not say what goes: all the tree holds is at risk
 
     bool empty() const
     {

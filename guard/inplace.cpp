@@ -125,8 +125,16 @@ void keep_commits(const GitCall& call, const Place& place, const Destroyed& d)
 // own work, or git could not say): the engine's save of everything the tree holds.
 void save_whole(const GitCall& call, const Place& place, const Destroyed& d)
 {
-    SaveResult result =
-        save_path(call.cwd, place.top, {.reason = d.reason, .ref_prefix = k_in_place_prefix, .stage_early = true});
+    SaveOptions options{.reason = d.reason, .ref_prefix = k_in_place_prefix, .stage_early = true};
+    if (!d.in_doubt) {
+        // Only the nested repositories and submodules the command destroys: one it leaves
+        // alone (reset --hard leaves an untracked repository as it is) is no part of the
+        // save, and cannot make it fail.
+        options.nested_saved.emplace();
+        for (const auto& p : d.paths)
+            options.nested_saved->push_back(p.path.ends_with('/') ? p.path.substr(0, p.path.size() - 1) : p.path);
+    }
+    SaveResult result = save_path(call.cwd, place.top, options);
     if (!result.refused.empty())
         throw Error(result.work.reason.empty() ? result.refused : result.work.reason);
     if (result.saved)
@@ -179,6 +187,7 @@ int guard_in_place(const GitCall& call)
     } catch (const Error& e) {
         d.reason = call.words[0];
         d.whole_tree_why = e.what(); // in doubt: everything the tree holds is at risk
+        d.in_doubt = true;
     }
     if (d.empty())
         return 0;

@@ -86,7 +86,7 @@ std::optional<Saved> save_work(const fs::path& common, const Work& w, const std:
     Git git(w.git_dir, root);
     // A meter on a terminal once the save has taken a second, as git prints one; nothing else.
     Progress meter("git-guard: saving " + name, 3);
-    Staged staged = uncommitted ? stage_checkout(git, w, common, early)
+    Staged staged = uncommitted ? stage_checkout(git, w, common, early, options.nested_saved ? &*options.nested_saved : nullptr)
                                 : Staged{first_line_of(store.out({"rev-parse", *w.head + "^{tree}"}, "read HEAD")),
                                          "", {}};
     if (!uncommitted)

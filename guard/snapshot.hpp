@@ -22,6 +22,10 @@ struct SaveOptions {
     // that expect work (an explicit save, a destroyer that found some). A clean tree then
     // costs a `git add -A` for nothing, so removals leave it off.
     bool stage_early = false;
+    // When set, only the nested repositories and submodules at these paths (relative to
+    // the tree's root) are saved; the others stay out of the save (an in-place destroyer
+    // that leaves them alone). Unset: every one is saved.
+    std::optional<std::vector<std::string>> nested_saved;
 };
 
 // A verified save.

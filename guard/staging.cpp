@@ -7,6 +7,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -119,6 +120,8 @@ void copy_objects(const Git& from, const fs::path& common, const std::string& co
     to.out({"index-pack", "--stdin", "--fix-thin"}, "copy the objects of " + from.work_tree().string(), pack);
 }
 
+std::string stage_files(const Git& git, const fs::path& common, bool with_ignored = false);
+
 // A nested repository's save is written straight into the guarded store (its
 // own objects borrowed as an alternate), so the nested repository itself is
 // never written; its HEAD's history is copied in first.
@@ -141,7 +144,16 @@ std::optional<NestedSave> save_nested(const Git& outer, const std::string& rel, 
     }
     Git git = own.with_env("GIT_OBJECT_DIRECTORY", absolute_path(common / "objects").string())
                   .with_env("GIT_ALTERNATE_OBJECT_DIRECTORIES", absolute_path(own.common() / "objects").string());
-    Staged staged = stage_checkout(git, w, common);
+    Staged staged;
+    try {
+        staged = stage_checkout(git, w, common);
+    } catch (const Error& e) {
+        // Its own index is unreadable (git's own tests leave an empty one): every file on
+        // disk is staged from an empty index instead, so the outer save still goes ahead.
+        spdlog::warn("nested repository {}: {}; saving its files without its index", root.string(), e.what());
+        staged = {stage_files(git, common), "", {}};
+        staged.index_tree = staged.worktree_tree;
+    }
     n.commit = write_save(git, w, staged, Settings{}, "nested");
     // git writes no object an alternate already has: the staged and working blobs that the
     // nested store held go into the guarded store now, or the save would point at nothing.
@@ -206,7 +218,8 @@ std::optional<EarlyStaging::Result> EarlyStaging::take()
     return Result{m_added_copy->path(), tree};
 }
 
-Staged stage_checkout(const Git& git, const Work& w, const fs::path& common, EarlyStaging* early)
+Staged stage_checkout(const Git& git, const Work& w, const fs::path& common, EarlyStaging* early,
+                      const std::vector<std::string>* nested_saved)
 {
     // The early staging is what the lines below run when there is no conflict to record
     // and no nested repository to leave out of `git add`.
@@ -233,9 +246,14 @@ Staged stage_checkout(const Git& git, const Work& w, const fs::path& common, Ear
     feed(g, {"update-index", "-z", "--add", "--remove", "--stdin"}, conflicts, "record the conflicts");
     feed(g, {"update-index", "-z", "--force-remove", "--stdin"}, replaced, "record the conflicts replaced by directories");
     st.index_tree = write_tree(g, "write the index of " + git.work_tree().string());
-    for (const auto& rel : w.nested)
+    for (const auto& rel : w.nested) {
+        if (nested_saved && std::find(nested_saved->begin(), nested_saved->end(), rel) == nested_saved->end()) {
+            spdlog::info("nested repository {} is left alone: not saved", rel);
+            continue;
+        }
         if (auto n = save_nested(git, rel, common))
             st.nested.push_back(*n);
+    }
     std::vector<std::string> add = k_add_all;
     for (const auto& rel : w.nested)
         add.push_back(":(exclude,literal)" + rel);
@@ -270,15 +288,29 @@ void finish_staging(const Git& g, const Work& w, Staged& st)
 
 } // namespace
 
-std::string stage_husk(const fs::path& common, const fs::path& root)
+namespace {
+
+// Every file under `git`'s work tree, staged from an empty private index.
+std::string stage_files(const Git& git, const fs::path& common, bool with_ignored)
 {
-    TempFile file(common / "guard" / "tmp", "husk");
+    TempFile file(common / "guard" / "tmp", "files");
     std::error_code ec;
     fs::remove(file.path(), ec); // an empty index
-    Git g = Git(common, root).with_index(file.path());
+    Git g = git.with_index(file.path());
+    std::vector<std::string> add = {"add", "-A"};
+    if (with_ignored)
+        add.push_back("-f");
+    add.insert(add.end(), {"--", "."});
+    g.out(add, "save the files of " + git.work_tree().string());
+    return write_tree(g, "write the files of " + git.work_tree().string());
+}
+
+} // namespace
+
+std::string stage_husk(const fs::path& common, const fs::path& root)
+{
     // -f: a husk's own ignore rules may be gone with it; everything on disk is saved.
-    g.out({"add", "-A", "-f", "--", "."}, "save the files of " + root.string());
-    return write_tree(g, "write the files of " + root.string());
+    return stage_files(Git(common, root), common, true);
 }
 
 } // namespace guard

@@ -63,9 +63,10 @@ private:
 // root) into private indexes under `<common>/guard/tmp/`, saving nested
 // repositories recursively into the store at `common`. Throws Error when git
 // cannot stage or write. `early`, when given, is the staging started beside the
-// inspection of this same checkout.
+// inspection of this same checkout. `nested_saved`, when given, names the nested
+// repositories to save; the others are left out of the save (and of `git add`).
 Staged stage_checkout(const Git& git, const Work& work, const std::filesystem::path& common,
-                      EarlyStaging* early = nullptr);
+                      EarlyStaging* early = nullptr, const std::vector<std::string>* nested_saved = nullptr);
 
 // Every file under `root` (a tree git can no longer read), as a tree in the
 // store at `common`.

@@ -230,6 +230,19 @@ assert_eq "$BEFORE" "$(state_of "$WT" | grep -v '^refs/heads/stranded/')" "the s
 assert_eq "$INNER_BEFORE" "$(cd "$WT/inner/.git" && find . -type f -print0 | sort -z | xargs -0 sha1sum)" \
     "the save wrote into the nested repository"
 
+section "save: a nested repository whose index git cannot read is saved from its files (git's own t7600)"
+setup nested-broken
+git -C "$WT" init -q broken
+printf 'in the broken repository\n' >"$WT/broken/kept.txt"
+: >"$WT/broken/.git/index"
+run_cmd git -C "$WT" guard save --json
+assert_eq 0 "$RC" "a nested repository with an empty index file made the save fail: $ERR"
+SAVED_REF=$(printf '%s' "$OUT" | jq -r .ref)
+NESTED=$(git -C "$R" log -1 --format='%(trailers:key=Stranded-Nested,valueonly)' "$SAVED_REF" | head -1)
+assert_eq "in the broken repository" "$(git -C "$R" show "${NESTED%% *}:kept.txt" 2>&1)" \
+    "the file of the nested repository with an unreadable index was lost"
+assert_eq 0 "$(stat -c %s "$WT/broken/.git/index")" "the save wrote the nested repository's index"
+
 section "usage errors exit 2"
 run_cmd git -C "$R" guard save --bogus
 assert_eq 2 "$RC" "an unknown option does not exit 2"

@@ -163,6 +163,27 @@ assert_saved "$INNER" "the untracked a.txt/inner where the conflicted a.txt was"
 assert_eq "inside the directory" "$(git_real -C "$G" show "$(saves "$G"):a.txt/inner" 2>&1)" \
     "the save does not hold a.txt/inner: reset --hard destroyed it"
 
+section "a whole-tree save leaves out the nested repository reset --hard leaves alone (git's own t7400)"
+twins conflict-nested clean
+for t in "$G" "$P"; do
+    h=$(git_real -C "$t" rev-parse :a.txt)
+    git_real -C "$t" rm -q --cached a.txt
+    printf '100644 %s 2\ta.txt\n' "$h" | git_real -C "$t" update-index --index-info
+    printf 'a worktree\n' >"$t/a.txt"
+    git_real init -q "$t/inner"
+    printf 'inner\n' >"$t/inner/i.txt"
+    # A SHA-256 repository inside it: neither its objects nor its files can go into a
+    # SHA-1 store, so no save can hold inner.
+    git_real init -q --object-format=sha256 "$t/inner/sub"
+    printf 'sub\n' >"$t/inner/sub/s.txt"
+    git_real -C "$t/inner/sub" add s.txt && git_real -C "$t/inner/sub" commit -qm sub
+done
+A_CONFLICT=$(git_real -C "$G" hash-object a.txt)
+same_as_git conflict-nested reset --hard
+one_save_line conflict-nested
+assert_saved "$A_CONFLICT" "the conflicted a.txt's working version"
+assert_eq "inner" "$(cat "$G/inner/i.txt" 2>&1)" "reset --hard touched the nested repository it leaves alone"
+
 section "reset --merge and --keep: what they could lose is saved (git may refuse)"
 twins reset-merge
 same_as_git reset-merge reset --merge

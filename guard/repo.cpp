@@ -314,6 +314,14 @@ std::vector<Worktree> list_worktrees(const fs::path& common)
     for (auto& t : trees) {
         if (t.is_main) {
             t.git_dir = common;
+            // git names the git dir itself when the tree is elsewhere (core.worktree: a
+            // submodule's absorbed git dir under .git/modules/); rev-parse says where, asked
+            // without the runner's GIT_COMMON_DIR, with which git ignores core.worktree.
+            if (absolute_path(t.path) == absolute_path(common)) {
+                RunResult top = run({git.binary(), "--git-dir=" + common.string(), "rev-parse", "--show-toplevel"});
+                if (top.status == 0 && !first_line_of(top.out).empty())
+                    t.path = first_line_of(top.out);
+            }
             continue;
         }
         t.name = admin_name(common, t.path);

@@ -119,6 +119,19 @@ assert_eq "<missing>" "$(show "$R" "$REF:b.txt")" "the deletion of b.txt is not 
 assert_eq "" "$(ls -A "$R/.git/guard/tmp")" "the early staging left its private indexes behind"
 git_real -C "$R" config --unset guard.keepIgnored
 
+section "a submodule's tree (its git dir under .git/modules/, core.worktree) is saved as a tree (git's own t7406)"
+setup submodule-tree
+git_real init -q "$TEST_ROOT/submodule-tree/lib"
+commit_file "$TEST_ROOT/submodule-tree/lib" l.txt "lib"
+git_real -C "$R" -c protocol.file.allow=always submodule add -q "$TEST_ROOT/submodule-tree/lib" lib 2>/dev/null
+git_real -C "$R" commit -qm "add lib"
+git_real -C "$R/lib" config guard.enabled true
+printf 'work in the submodule\n' >"$R/lib/new.txt"
+run_cmd git -C "$R/lib" guard save
+assert_eq 0 "$RC" "git guard save inside a submodule failed: $ERR"
+REF=$(git_real -C "$R/lib" for-each-ref --format='%(refname)' refs/heads/stranded/ | tail -1)
+assert_eq "work in the submodule" "$(show "$R/lib" "$REF:new.txt")" "the submodule's untracked new.txt was lost"
+
 section "a refs/worktree/* commit is work and stays reachable"
 setup perworktree
 C=$(git_real -C "$WT" commit-tree -p HEAD -m "held by refs/worktree/keep" "$(git_real -C "$WT" rev-parse HEAD^{tree})")

@@ -158,7 +158,12 @@ void find_hidden(const Git& git, const fs::path& root, const Filters& f, Work& w
         if (fields.size() != 3)
             continue;
         if (gitlink) {
-            if (fs::is_directory(root / path / ".git", ec) && !f.exclude.match(path) &&
+            fs::path dot = root / path / ".git";
+            // An embedded repository, or a submodule whose .git names a git dir that is
+            // gone: either way its files are only here.
+            bool own = fs::is_directory(dot, ec) ||
+                       (fs::is_regular_file(dot, ec) && !fs::exists(git_dir_of(root / path), ec));
+            if (own && !f.exclude.match(path) &&
                 std::find(w.nested.begin(), w.nested.end(), path) == w.nested.end())
                 w.nested.push_back(path); // an embedded repository dies with the tree
             continue;
@@ -244,10 +249,12 @@ Work inspect_checkout(const fs::path& git_dir, const fs::path& root, const Setti
         if (meanwhile)
             meanwhile(w);
         RunResult r = status.wait();
+        // The index listing is read even when status fails (a submodule whose .git names
+        // no repository makes git status die): it names the gitlinks to save whole.
+        find_hidden(git, root, f, w, listing.wait());
         if (r.status != 0)
             throw Error("read the status of " + root.string() + ": git status failed: " + first_line_of(r.err));
         parse_status(r.out, root, f, w);
-        find_hidden(git, root, f, w, listing.wait());
     } catch (const Error& e) {
         // Fail closed: what git cannot tell us is saved whole.
         spdlog::warn("{}", e.what());

@@ -129,8 +129,20 @@ std::optional<NestedSave> save_nested(const Git& outer, const std::string& rel, 
 {
     fs::path root = outer.work_tree() / rel;
     fs::path git_dir = git_dir_of(root);
-    if (git_dir.empty())
-        throw Error("nested repository " + root.string() + ": cannot find its git dir");
+    std::error_code ec;
+    if (git_dir.empty() || !fs::exists(git_dir, ec)) {
+        // Its .git names no repository (git's own t2013 and t7112 break the link): no
+        // history to copy, but its files are saved, as a commit of their own.
+        spdlog::warn("nested repository {}: its git dir '{}' is gone; saving its files", root.string(),
+                     git_dir.string());
+        Git store(common);
+        Work w;
+        w.path = root.string();
+        w.changes.push_back({".", ChangeKind::untracked, true, false});
+        Staged files{stage_files(Git(common, root), common), "", {}};
+        files.index_tree = files.worktree_tree;
+        return NestedSave{rel, write_save(store, w, files, Settings{}, "nested"), "unborn", "detached"};
+    }
     Work w = inspect_checkout(git_dir, root, Settings{});
     Git own = Git(git_dir, root).isolated();
     NestedSave n{rel, "", w.head.value_or("unborn"), w.branch.empty() ? "detached" : w.branch};

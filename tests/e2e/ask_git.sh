@@ -132,6 +132,17 @@ assert_eq 0 "$RC" "git guard save inside a submodule failed: $ERR"
 REF=$(git_real -C "$R/lib" for-each-ref --format='%(refname)' refs/heads/stranded/ | tail -1)
 assert_eq "work in the submodule" "$(show "$R/lib" "$REF:new.txt")" "the submodule's untracked new.txt was lost"
 
+section "a submodule whose .git names a git dir that is gone: its files are saved (git's own t2013, t7112)"
+printf 'gitdir: bogus/path\n' >"$R/lib/.git"
+printf 'edited behind a broken link\n' >"$R/lib/l.txt"
+git_real -C "$R" config guard.enabled true
+run_cmd git -C "$R" guard save
+assert_eq 0 "$RC" "a tree with a broken submodule link was not saved: $ERR"
+REF=$(git_real -C "$R" for-each-ref --format='%(refname)' refs/heads/stranded/ | tail -1)
+NESTED=$(git_real -C "$R" log -1 --format='%(trailers:key=Stranded-Nested,valueonly)' "$REF" | head -1)
+assert_eq "lib" "${NESTED#* }" "the save names no nested save for the broken submodule lib"
+assert_eq "edited behind a broken link" "$(show "$R" "${NESTED%% *}:l.txt")" "the broken submodule's edited l.txt was lost"
+
 section "a refs/worktree/* commit is work and stays reachable"
 setup perworktree
 C=$(git_real -C "$WT" commit-tree -p HEAD -m "held by refs/worktree/keep" "$(git_real -C "$WT" rev-parse HEAD^{tree})")

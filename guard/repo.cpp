@@ -166,6 +166,12 @@ Location locate(const fs::path& start)
     if (!fs::exists(start, ec))
         throw Error("'" + start.string() + "' does not exist");
     fs::path dir = fs::is_directory(start, ec) ? start : start.parent_path();
+    // Asked once per directory and process: the log's place and the command's own
+    // repository are usually the same question (`git guard status` run in the tree).
+    static std::map<fs::path, Location> found;
+    fs::path key = absolute_path(dir);
+    if (auto it = found.find(key); it != found.end())
+        return it->second;
     Git git(dir);
     // `git -C start`, not --git-dir: git finds the repository the way it would for the user.
     std::vector<std::string> argv = {git.binary(), "-C", dir.string(), "rev-parse",
@@ -184,7 +190,7 @@ Location locate(const fs::path& start)
     where.git_dir = strip_slash(lines[0].c_str());
     fs::path common = lines[1];
     where.common = strip_slash(absolute_path(common.is_absolute() ? common : dir / common).c_str());
-    return where;
+    return found[key] = where;
 }
 
 Site locate_site(const fs::path& start)

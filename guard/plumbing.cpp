@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <map>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -155,11 +156,15 @@ std::string drain(int fd)
     std::string text;
     if (fd < 0)
         return text;
-    ::lseek(fd, 0, SEEK_SET);
-    char chunk[65536];
-    ssize_t n;
-    while ((n = ::read(fd, chunk, sizeof chunk)) > 0)
-        text.append(chunk, static_cast<size_t>(n));
+    // Read in place, sized once: a 100,000-entry index listing is 7 MB, and growing a
+    // string chunk by chunk copies it over and over.
+    struct stat st {};
+    size_t size = ::fstat(fd, &st) == 0 && st.st_size > 0 ? static_cast<size_t>(st.st_size) : 0;
+    text.resize(size);
+    size_t got = 0;
+    for (ssize_t n; got < size && (n = ::pread(fd, text.data() + got, size - got, static_cast<off_t>(got))) > 0;)
+        got += static_cast<size_t>(n);
+    text.resize(got);
     ::close(fd);
     return text;
 }

@@ -127,17 +127,17 @@ void parse_status(const std::string& out, const fs::path& root, const Filters& f
     }
 }
 
-// Skip-worktree and assume-unchanged entries whose working file differs from the
-// index: status hides them, so git itself hashes the file (with its filters).
-void find_hidden(const Git& git, const fs::path& root, const Filters& f, Work& w, const RunResult& r)
+using Suspects = std::vector<std::pair<std::string, std::string>>; // path, index id
+
+// One `ls-files -v -s -z` listing: gitlinks that hold a repository of their own go to
+// `w.nested`; skip-worktree and assume-unchanged entries on disk to `suspects`; the
+// directories of a sparse index that are on disk all the same to `sparse_dirs`.
+void scan_listing(std::string_view all, const fs::path& root, const Filters& f, Work& w, Suspects& suspects,
+                  std::vector<std::string>& sparse_dirs)
 {
-    if (r.status != 0)
-        throw Error("list the index of " + root.string() + ": " + r.err);
-    std::vector<std::pair<std::string, std::string>> suspects; // path, index id
     std::error_code ec;
     // "<tag> <mode> <oid> <stage>\t<path>\0", scanned in place: most entries are a
     // plain 'H' that is no gitlink, and a 100,000-entry index must cost no copies.
-    std::string_view all = r.out;
     for (size_t at = 0, end; at < all.size(); at = end + 1) {
         end = all.find('\0', at);
         if (end == std::string_view::npos)
@@ -148,10 +148,8 @@ void find_hidden(const Git& git, const fs::path& root, const Filters& f, Work& w
         char tag = rec[0];
         bool gitlink = rec.substr(2, 6) == "160000";
         bool hidden = tag == 'S' || (tag >= 'a' && tag <= 'z');
-        if (!gitlink && !hidden)
-            continue;
         auto tab = rec.find('\t');
-        if (tab == std::string_view::npos)
+        if ((!gitlink && !hidden) || tab == std::string_view::npos)
             continue;
         std::string path(rec.substr(tab + 1));
         auto fields = split(std::string(rec.substr(2, tab - 2)), ' ');
@@ -170,7 +168,29 @@ void find_hidden(const Git& git, const fs::path& root, const Filters& f, Work& w
         }
         if (fields[2] != "0" || !fs::exists(fs::symlink_status(root / path, ec)))
             continue; // a sparse entry left off disk is no edit
-        suspects.emplace_back(path, fields[0] == "120000" ? "" : fields[1]); // a link: always saved
+        if (fields[0] == "040000")
+            sparse_dirs.push_back(path); // its files are listed one by one below
+        else
+            suspects.emplace_back(path, fields[0] == "120000" ? "" : fields[1]); // a link: always saved
+    }
+}
+
+// Skip-worktree and assume-unchanged entries whose working file differs from the
+// index: status hides them, so git itself hashes the file (with its filters).
+void find_hidden(const Git& git, const fs::path& root, const Filters& f, Work& w, const RunResult& r)
+{
+    if (r.status != 0)
+        throw Error("list the index of " + root.string() + ": " + r.err);
+    Suspects suspects;
+    std::vector<std::string> sparse_dirs, none;
+    scan_listing(r.out, root, f, w, suspects, sparse_dirs);
+    if (!sparse_dirs.empty()) {
+        // A sparse directory on disk (sparse.expectFilesOutsideOfPatterns keeps its files
+        // skip-worktree): git lists its entries, expanded for those directories only.
+        std::vector<std::string> args = {"ls-files", "-v", "-s", "-z", "--"};
+        for (const auto& dir : sparse_dirs)
+            args.push_back(":(top,literal)" + dir);
+        scan_listing(git.out(args, "list the sparse directories of " + root.string()), root, f, w, suspects, none);
     }
     if (suspects.empty())
         return;
@@ -244,7 +264,9 @@ Work inspect_checkout(const fs::path& git_dir, const fs::path& root, const Setti
         // Status and the index listing run beside each other and beside HEAD's and the
         // commits' reading: all of them only read.
         Git::Job status = git.start(args);
-        Git::Job listing = git.start({"ls-files", "-v", "-s", "-z"});
+        // --sparse: a sparse index is listed as it is, its out-of-cone directories as one
+        // entry each; without it git would expand the whole index for us.
+        Git::Job listing = git.start({"ls-files", "--sparse", "-v", "-s", "-z"});
         read_head(git, w);
         if (meanwhile)
             meanwhile(w);

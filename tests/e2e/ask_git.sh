@@ -280,6 +280,24 @@ for kind in sparse split; do
     assert_eq "" "$(newest_save "$R" clean)" "$kind index: a clean tree was saved"
 done
 
+section "a sparse index is not expanded; a sparse directory on disk is still inspected (git's own t1092)"
+setup sparse-dirs
+mkdir -p "$R/dir" "$R/other" && commit_file "$R" dir/c.txt charlie && commit_file "$R" other/o.txt oscar
+git_real -C "$WT" merge -q main
+git_real -C "$WT" sparse-checkout set --cone dir
+git_real -C "$WT" config index.sparse true
+git_real -C "$WT" sparse-checkout reapply
+assert_contains "$(git_real -C "$WT" ls-files --sparse -s)" "040000" "the test tree has no sparse directory entry"
+GIT_TRACE2_EVENT=$TEST_ROOT/sparse-dirs/trace run_cmd git -C "$R" guard status "$WT"
+assert_eq 0 "$RC" "git guard status of a sparse-index tree failed: $ERR"
+assert_eq 0 "$(grep -c ensure_full_index "$TEST_ROOT/sparse-dirs/trace")" "git guard status expanded the sparse index"
+git_real -C "$WT" config sparse.expectFilesOutsideOfPatterns true
+mkdir -p "$WT/other" && printf 'edited outside the cone\n' >"$WT/other/o.txt"
+run_cmd git -C "$R" guard save "$WT"
+assert_eq 0 "$RC" "git guard save of a sparse-index tree failed: $ERR"
+assert_eq "edited outside the cone" "$(show "$R" "$(newest_save "$R" wt):other/o.txt")" \
+    "the edit in a sparse directory on disk was not saved"
+
 section "a submodule commit made inside a linked tree is saved (its repository lives in the admin entry)"
 new_repo "$TEST_ROOT/subsrc"
 setup submodule

@@ -107,6 +107,14 @@ one_save_line() {
     assert_eq "" "$(git_real -C "$G" for-each-ref refs/heads/stranded/)" "$1: no stranded branch under refs/heads/"
 }
 
+# unmerge_a DIR: a.txt left as a conflict (stage 2 only), as git's own t7104 sets it up.
+unmerge_a() {
+    local h
+    h=$(git_real -C "$1" rev-parse :a.txt)
+    git_real -C "$1" rm -q --cached a.txt
+    printf '100644 %s 2\ta.txt\n' "$h" | git_real -C "$1" update-index --index-info
+}
+
 # nothing_saved CASE: no save and no line.
 nothing_saved() {
     assert_eq "" "$(saves "$G")" "$1: nothing is saved"
@@ -151,9 +159,7 @@ assert_saved "$B_WT" "restore --quiet: the unstaged edit of b.txt"
 section "reset --hard over a conflict whose path is now a directory (git's own t7104)"
 twins conflict-dir clean
 for t in "$G" "$P"; do
-    h=$(git_real -C "$t" rev-parse :a.txt)
-    git_real -C "$t" rm -q --cached a.txt
-    printf '100644 %s 2\ta.txt\n' "$h" | git_real -C "$t" update-index --index-info
+    unmerge_a "$t"
     rm -f "$t/a.txt" && mkdir "$t/a.txt" && printf 'inside the directory\n' >"$t/a.txt/inner"
 done
 INNER=$(git_real -C "$G" hash-object a.txt/inner)
@@ -166,9 +172,7 @@ assert_eq "inside the directory" "$(git_real -C "$G" show "$(saves "$G"):a.txt/i
 section "a whole-tree save leaves out the nested repository reset --hard leaves alone (git's own t7400)"
 twins conflict-nested clean
 for t in "$G" "$P"; do
-    h=$(git_real -C "$t" rev-parse :a.txt)
-    git_real -C "$t" rm -q --cached a.txt
-    printf '100644 %s 2\ta.txt\n' "$h" | git_real -C "$t" update-index --index-info
+    unmerge_a "$t"
     printf 'a worktree\n' >"$t/a.txt"
     git_real init -q "$t/inner"
     printf 'inner\n' >"$t/inner/i.txt"

@@ -18,6 +18,18 @@ BOOST_AUTO_TEST_CASE(decode_call_takes_the_front_ends_parse)
                 std::vector<std::string>{"git", "-C", "/tmp/r", "-c", "a=b", "rmwt", "x"}));
 }
 
+BOOST_AUTO_TEST_CASE(decode_call_knows_whether_the_front_end_asked_guard_enabled)
+{
+    auto asked = guard::decode_call({"git", "--guard-call=2", "/usr/bin/git", "/tmp/r", "0", "2", "reset",
+                                     "--hard", "--", "reset", "--hard"});
+    BOOST_TEST(asked.enabled_asked, "--guard-call=2 (git said guard.enabled=true) was not taken as asked");
+    auto unasked = guard::decode_call({"git", "--guard-call=1", "/usr/bin/git", "/tmp/r", "0", "2", "reset",
+                                       "--hard", "--", "reset", "--hard"});
+    BOOST_TEST(!unasked.enabled_asked, "--guard-call=1 skipped the full binary's own guard.enabled question");
+    BOOST_CHECK_THROW(guard::decode_call({"git", "--guard-call=3", "/g", "/c", "0", "1", "x", "--", "x"}),
+                      guard::UsageError);
+}
+
 BOOST_AUTO_TEST_CASE(decode_call_refuses_a_malformed_handoff)
 {
     BOOST_CHECK_THROW(guard::decode_call({"git", "worktree", "remove"}), guard::UsageError);

@@ -7,6 +7,7 @@
 #include "guard/error.hpp"
 #include "guard/pattern.hpp"
 #include "guard/scope.hpp"
+#include "guard/trailers.hpp"
 
 #include <algorithm>
 #include <array>
@@ -185,31 +186,6 @@ Destroyed restore(const GitCall& call)
     return paths_from(call, from_file ? std::vector<std::string>{} : paths, source, staged, reason);
 }
 
-// Undoes git's C-style quoting of a path ("a\"b", "\303\251").
-std::string unquote(const std::string& text)
-{
-    if (text.size() < 2 || text.front() != '"' || text.back() != '"')
-        return text;
-    std::string out;
-    for (size_t i = 1; i + 1 < text.size(); ++i) {
-        char c = text[i];
-        if (c != '\\' || i + 2 >= text.size()) {
-            out += c;
-            continue;
-        }
-        char e = text[++i];
-        if (e >= '0' && e <= '7' && i + 2 < text.size()) {
-            out += static_cast<char>(((e - '0') << 6) | ((text[i + 1] - '0') << 3) | (text[i + 2] - '0'));
-            i += 2;
-        } else {
-            static const std::string from = "abfnrtv", to = "\a\b\f\n\r\t\v";
-            size_t k = from.find(e);
-            out += k == std::string::npos ? e : to[k];
-        }
-    }
-    return out;
-}
-
 // clean: what `git clean -n` with the same options lists is what goes; the files under
 // each listed directory come from status. Ignored files count only when they match
 // guard.keepIgnored.
@@ -239,7 +215,7 @@ Destroyed clean(const GitCall& call)
         std::string line = r.out.substr(at, end - at);
         at = end == std::string::npos ? r.out.size() : end + 1;
         if (line.starts_with("Would remove "))
-            gone.push_back(":(literal)" + unquote(line.substr(13)));
+            gone.push_back(":(literal)" + unquote_path(line.substr(13)));
     }
     if (gone.empty())
         return {};

@@ -175,16 +175,11 @@ std::vector<Save> all_saves(const fs::path& common)
 
 } // namespace
 
-// Through git, not libgit2: the records work in every repository format git supports
-// (SHA-256, reftable), which libgit2 1.5 cannot open.
+// locate's answer (git's, so every repository format git supports works; asked once per
+// directory and process, and `git guard` has asked it for the log already).
 fs::path common_dir_of(const fs::path& start)
 {
-    auto r = run({find_real_git(), "-C", start.string(), "rev-parse", "--path-format=absolute",
-                  "--git-common-dir"});
-    std::string dir = r.out.substr(0, r.out.find('\n'));
-    if (r.status != 0 || dir.empty())
-        throw Error("not a git repository: " + start.string() + ": " + r.err.substr(0, r.err.find('\n')));
-    return dir;
+    return locate(start).common;
 }
 
 std::vector<SaveRef> save_refs(const fs::path& common_dir)

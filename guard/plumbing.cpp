@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <cstring>
 #include <map>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -169,6 +171,25 @@ std::string drain(int fd)
     return text;
 }
 
+// An anonymous file for a job's output. Memory first (memfd): git's answer must land
+// here or nowhere, whatever /tmp is (read-only, full, missing); then an unnamed file in
+// $TMPDIR or /tmp. -1, with `why` said, when there is none: the job does not start.
+int output_file(std::string& why)
+{
+    int fd = ::memfd_create("git-guard-job", MFD_CLOEXEC);
+    if (fd >= 0)
+        return fd;
+    why = std::string("no memory file (") + std::strerror(errno) + ")";
+    const char* tmpdir = std::getenv("TMPDIR");
+    for (const char* dir : {tmpdir && *tmpdir ? tmpdir : "/tmp", "/tmp"}) {
+        fd = ::open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+        if (fd >= 0)
+            return fd;
+        why += std::string(", no file in ") + dir + " (" + std::strerror(errno) + ")";
+    }
+    return -1;
+}
+
 } // namespace
 
 // posix_spawn, not fork: the environment and the working directory are handed to
@@ -197,24 +218,32 @@ Git::Job Git::start(const std::vector<std::string>& args) const
         cargv.push_back(a.data());
     cargv.push_back(nullptr);
     Job job;
-    job.m_out = ::open("/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-    job.m_err = ::open("/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    std::string why;
+    job.m_out = output_file(why);
+    job.m_err = job.m_out < 0 ? -1 : output_file(why);
+    if (job.m_out < 0 || job.m_err < 0) { // git would answer on our own stdout: not at all
+        job.m_why = "git " + (args.empty() ? std::string() : args.front()) +
+                    " could not be started: nowhere to keep its output: " + why;
+        return job;
+    }
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-    if (job.m_out >= 0)
-        posix_spawn_file_actions_adddup2(&actions, job.m_out, 1);
-    if (job.m_err >= 0)
-        posix_spawn_file_actions_adddup2(&actions, job.m_err, 2);
+    posix_spawn_file_actions_adddup2(&actions, job.m_out, 1);
+    posix_spawn_file_actions_adddup2(&actions, job.m_err, 2);
     posix_spawn_file_actions_addchdir_np(&actions, options.cwd.c_str());
     pid_t pid = -1;
     int rc = ::posix_spawnp(&pid, cargv[0], &actions, nullptr, cargv.data(), envp.data());
     posix_spawn_file_actions_destroy(&actions);
     job.m_pid = rc == 0 ? pid : -1;
+    if (rc != 0)
+        job.m_why = "git " + (args.empty() ? std::string() : args.front()) + " could not be started: " +
+                    std::strerror(rc);
     return job;
 }
 
-Git::Job::Job(Job&& other) noexcept : m_pid(other.m_pid), m_out(other.m_out), m_err(other.m_err)
+Git::Job::Job(Job&& other) noexcept
+    : m_pid(other.m_pid), m_out(other.m_out), m_err(other.m_err), m_why(std::move(other.m_why))
 {
     other.m_pid = other.m_out = other.m_err = -1;
 }
@@ -232,7 +261,7 @@ RunResult Git::Job::wait()
 {
     RunResult result;
     if (m_pid <= 0) {
-        result.err = "git could not be started";
+        result.err = m_why.empty() ? "git could not be started" : m_why;
         return result;
     }
     int status = 0;

@@ -45,6 +45,7 @@ public:
         int m_pid = -1;
         int m_out = -1;
         int m_err = -1;
+        std::string m_why; // why it did not start
     };
     Job start(const std::vector<std::string>& args) const;
     // Standard output; throws Error naming `what` and git's message on failure.

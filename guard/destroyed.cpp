@@ -255,14 +255,6 @@ Destroyed stash(const GitCall& call)
 
 } // namespace
 
-RunResult ask_git(const GitCall& call, const std::vector<std::string>& args, const std::string& input)
-{
-    std::vector<std::string> argv{call.real_git};
-    argv.insert(argv.end(), call.globals.begin(), call.globals.end());
-    argv.insert(argv.end(), args.begin(), args.end());
-    return run(argv, {.cwd = call.cwd.string(), .input = input});
-}
-
 bool is_in_place_destroyer(const std::string& word)
 {
     static const std::set<std::string> k_words = {"reset", "checkout", "switch", "restore", "clean", "stash"};

@@ -2,6 +2,7 @@
 
 #include "guard/gitcall.hpp"
 #include "guard/process.hpp"
+#include "guard/worktrees.hpp" // ask_git
 
 #include <string>
 #include <vector>
@@ -36,10 +37,6 @@ struct Destroyed {
         return paths.empty() && stashes.empty() && whole_tree_why.empty() && left_behind.empty();
     }
 };
-
-// The real git (`call.real_git`) with `call`'s global options, in `call.cwd`.
-RunResult ask_git(const GitCall& call, const std::vector<std::string>& args,
-                  const std::string& input = "");
 
 // Whether `word` is a subcommand that can destroy work in place.
 bool is_in_place_destroyer(const std::string& word);

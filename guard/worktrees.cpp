@@ -13,13 +13,17 @@ namespace fs = std::filesystem;
 
 namespace guard {
 
-RunResult ask_git(const GitCall& call, std::initializer_list<std::string> rest)
+RunResult ask_git(const GitCall& call, const std::vector<std::string>& args, const std::string& input)
 {
     std::vector<std::string> argv{call.real_git};
     argv.insert(argv.end(), call.globals.begin(), call.globals.end());
-    argv.insert(argv.end(), rest.begin(), rest.end());
-    // C messages: prune's dry run is read by its words.
-    return run(argv, {.cwd = call.cwd.string(), .env = {{"LC_ALL", "C"}, {"LANGUAGE", "C"}}});
+    argv.insert(argv.end(), args.begin(), args.end());
+    return run(argv, {.cwd = call.cwd.string(), .input = input, .env = {{"LC_ALL", "C"}, {"LANGUAGE", "C"}}});
+}
+
+RunResult ask_git(const GitCall& call, std::initializer_list<std::string> rest)
+{
+    return ask_git(call, std::vector<std::string>(rest));
 }
 
 const CallSite& call_site(const GitCall& call)

@@ -23,7 +23,10 @@ struct ListedTree {
     bool prunable = false;
 };
 
-// Runs the real git as the caller would have (`call`'s globals, in `call.cwd`), plus `rest`.
+// Runs the real git as the caller would have (`call`'s globals, in `call.cwd`), plus `args`,
+// with `input` on its stdin. Its messages are git's English ones (LC_ALL=C, LANGUAGE=C),
+// whatever the caller's locale: some are read by their words (`clean -n`, `worktree prune -n`).
+RunResult ask_git(const GitCall& call, const std::vector<std::string>& args, const std::string& input = "");
 RunResult ask_git(const GitCall& call, std::initializer_list<std::string> rest);
 
 // Where `call` runs, as git says (absolute paths, asked once per process): the common

@@ -314,6 +314,21 @@ same_as_git clean-fX clean -fX
 assert_saved "$ENV_I" "clean -fX: the ignored .env that guard.keepIgnored keeps"
 assert_not_saved "$N_U" "clean -fX: the untracked n.txt (clean -X leaves it)"
 
+section "clean -fd with git speaking German (LANGUAGE=de): the untracked files are saved"
+# The guard reads `git clean -n`'s "Would remove" lines; it asks git in English whatever the
+# caller's locale (a German "Würde n.txt löschen" read as nothing to save lost n.txt).
+git_real init -q "$TEST_ROOT/de-probe" && : >"$TEST_ROOT/de-probe/u"
+if LC_ALL=C.UTF-8 LANGUAGE=de git_real -C "$TEST_ROOT/de-probe" clean -n | grep -q '^Would remove'; then
+    echo "  SKIP this git speaks no German (built without gettext, or no git.mo for de): nothing checked"
+else
+    twins clean-de
+    export LC_ALL=C.UTF-8 LANGUAGE=de
+    same_as_git clean-de clean -fd
+    export LC_ALL=C && unset LANGUAGE
+    one_save_line clean-de
+    assert_saved "$N_U" "clean -fd in German: the untracked n.txt"
+fi
+
 # --- stash ------------------------------------------------------------------------------
 
 # stashes DIR: three stash entries, each holding a distinct edit of b.txt.

@@ -12,8 +12,13 @@
 #include <string>
 #include <vector>
 
+extern "C" {
+#include "guard/front/common.h" // open_std_fds: the front end's, shared
+}
+
 int main(int argc, char** argv)
 {
+    open_std_fds();
     std::vector<std::string> args(argv, argv + argc);
     std::string base = args.empty() ? "" : args[0].substr(args[0].rfind('/') + 1);
     try {

@@ -9,6 +9,19 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+void open_std_fds(void)
+{
+    for (int fd = 0; fd < 3; ++fd) {
+        if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+            continue;
+        int null = open("/dev/null", O_RDWR); // the lowest free fd: this one
+        if (null > fd) {
+            dup2(null, fd);
+            close(null);
+        }
+    }
+}
+
 int self_dir(char* dir, size_t size)
 {
     ssize_t n = readlink("/proc/self/exe", dir, size - 1);

@@ -8,6 +8,11 @@
 
 enum { k_path_max = 4096 };
 
+// Opens /dev/null on whichever of fds 0, 1 and 2 the caller closed, as git itself does at
+// its start: a pipe made later must never land on them (a child's stdout would then be
+// closed under it). What git sees is unchanged: it would do the same.
+void open_std_fds(void);
+
 // Writes the directory of the running executable (/proc/self/exe, links resolved)
 // into `dir`. Returns 0, or -1 with errno set.
 int self_dir(char* dir, size_t size);

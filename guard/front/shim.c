@@ -272,6 +272,7 @@ static int print_mirror(void)
 
 int main(int argc, char** argv)
 {
+    open_std_fds();
     if (wants_guard_version(argc, argv, "git-guard-shim"))
         return 0;
     if (!find_real_git()) {

@@ -137,6 +137,25 @@ assert_eq "a staged" "$(git_real -C "$G" show "$(saves "$G")^2:a.txt")" "reset -
 assert_eq "a.txt" "$(git_real -C "$G" diff --name-only "$(saves "$G")^1" "$(saves "$G")^2")" \
     "reset --hard: the index record differs from HEAD in a.txt only"
 
+section "reset --hard with stdout, or stdin, closed: saved, and git's own exit code"
+# A caller that closed fd 1 (a daemon, a harness): the first pipe the guard made for git's
+# answer took fd 1, its child lost its stdout, and reset --hard was refused (exit 128,
+# "not a git repository") where git alone succeeds.
+for how in stdout stdin; do
+    twins "reset-closed-$how"
+    if [ "$how" = stdout ]; then
+        (cd "$G" && env PATH="$SHIM_DIR:$BASE_PATH" git reset -q --hard >&- 2>"$TEST_ROOT/closed.err") && RC=0 || RC=$?
+        (cd "$P" && "$REAL_GIT" reset -q --hard >&-) && PLAIN_RC=0 || PLAIN_RC=$?
+    else
+        (cd "$G" && env PATH="$SHIM_DIR:$BASE_PATH" git reset -q --hard <&- 2>"$TEST_ROOT/closed.err") && RC=0 || RC=$?
+        (cd "$P" && "$REAL_GIT" reset -q --hard <&-) && PLAIN_RC=0 || PLAIN_RC=$?
+    fi
+    assert_eq "$PLAIN_RC" "$RC" "reset --hard with $how closed: the exit code is not git's ($(head -c 300 "$TEST_ROOT/closed.err"))"
+    assert_saved "$B_WT" "reset --hard with $how closed: b.txt's edit"
+    assert_eq "$(git_real -C "$P" status --porcelain=v2 -uall)" "$(git_real -C "$G" status --porcelain=v2 -uall)" \
+        "reset --hard with $how closed: the tree does not end as git leaves it"
+done
+
 section "reset --hard HEAD~1: also the untracked file its tree overwrites"
 twins reset-hard-rev
 same_as_git reset-hard-rev reset --hard HEAD~1

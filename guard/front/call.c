@@ -169,8 +169,8 @@ static int take_option(struct Call* call, const struct GitOption* option, char**
     case git_opt_chdir: {
         char next[k_path_max];
         const char* dir = option->value;
-        if (!*dir)
-            return -1;
+        if (!*dir || (dir[0] != '/' && !call->cwd[0]))
+            return -1; // relative to a directory nobody can name: still none
         int n = dir[0] == '/' ? snprintf(next, sizeof next, "%s", dir)
                               : snprintf(next, sizeof next, "%s/%s", call->cwd, dir);
         if (n < 0 || (size_t)n >= sizeof next)
@@ -263,10 +263,15 @@ int parse_call(int argc, char* argv[], const char* real_git, const char* exec_pa
 {
     call->nglobals = call->nwords = call->shell_alias = call->expanded = 0;
     call->stop = -1;
+    // A directory that was removed under the caller has no name; git itself runs only when
+    // a -C with an absolute path gives it one again (it dies "Unable to read current
+    // working directory" otherwise, before touching anything).
     if (!getcwd(call->cwd, sizeof call->cwd))
-        return -1;
+        call->cwd[0] = '\0';
     int at = 1, envchanged = 0;
     call->stop = take_options(call, argc, argv, &at, &envchanged);
+    if (!call->cwd[0])
+        return -1; // no directory: git refuses on its own
     if (call->stop >= 0 || at >= argc) {
         call->stop = call->stop >= 0 ? call->stop : git_opt_stop; // no command: git's usage
         return 0;

@@ -156,6 +156,15 @@ for how in stdout stdin; do
         "reset --hard with $how closed: the tree does not end as git leaves it"
 done
 
+section "git -C <tree> reset --hard from a directory that was removed: saved"
+twins reset-gone
+mkdir -p "$TEST_ROOT/gone" && cd "$TEST_ROOT/gone" && rmdir "$TEST_ROOT/gone"
+env PATH="$SHIM_DIR:$BASE_PATH" git -C "$G" reset -q --hard 2>"$TEST_ROOT/gone.err" && RC=0 || RC=$?
+cd "$TEST_ROOT" || exit 1
+assert_eq 0 "$RC" "reset --hard from a removed directory failed ($(head -c 300 "$TEST_ROOT/gone.err"))"
+assert_saved "$B_WT" "reset --hard from a removed directory: b.txt's edit"
+assert_saved "$A_STAGED" "reset --hard from a removed directory: a.txt's staged version"
+
 section "reset --hard HEAD~1: also the untracked file its tree overwrites"
 twins reset-hard-rev
 same_as_git reset-hard-rev reset --hard HEAD~1

@@ -234,6 +234,23 @@ cd "$TEST_ROOT/elsewhere" || exit 1
 run_cmd git -C "$REPO" worktree remove --force ../wt-route-c
 check_route wt-route-c "-C from elsewhere"
 
+section "route: git -C <repo> worktree remove --force <tree> from a directory that was removed"
+# getcwd fails there; git runs all the same once -C names an absolute directory. The front
+# end passed such a call straight to git, unguarded.
+route_tree wt-route-gone
+mkdir -p "$TEST_ROOT/gone"
+cd "$TEST_ROOT/gone" && rmdir "$TEST_ROOT/gone"
+run_cmd git -C "$REPO" worktree remove --force "$TEST_ROOT/wt-route-gone"
+check_route wt-route-gone "-C from a removed directory"
+route_tree wt-route-gone2
+mkdir -p "$TEST_ROOT/gone" && cd "$TEST_ROOT/gone" && rmdir "$TEST_ROOT/gone"
+run_cmd git worktree remove --force "$TEST_ROOT/wt-route-gone2"
+PLAIN_ERR=$("$REAL_GIT" worktree remove --force "$TEST_ROOT/wt-route-gone2" 2>&1) && PLAIN_RC=0 || PLAIN_RC=$?
+assert_eq "$PLAIN_RC" "$RC" "no -C from a removed directory: the exit code is not git's"
+assert_eq "$PLAIN_ERR" "$ERR" "no -C from a removed directory: the message is not git's"
+assert_file_exists "$TEST_ROOT/wt-route-gone2/wt-route-gone2.txt" "no -C from a removed directory: the tree's file"
+cd "$TEST_ROOT" || exit 1
+
 section "route: an alias rmwt = worktree remove"
 git_real -C "$REPO" config alias.rmwt "worktree remove"
 route_tree wt-route-alias

@@ -106,18 +106,25 @@ static int split_words(char* line, char* words[], int capacity)
 int run_config(const char* real_git, const struct Call* call, const char* const* rest, char* buffer,
                size_t size, size_t* got)
 {
-    char* argv[k_max_words + 16];
+    int nrest = 0;
+    while (rest[nrest])
+        ++nrest;
+    char** argv = malloc((size_t)(call->nglobals + nrest + 5) * sizeof *argv);
+    if (!argv)
+        return -1;
     int n = 0;
     argv[n++] = (char*)real_git;
     argv[n++] = (char*)"-C";
     argv[n++] = (char*)call->cwd;
-    for (int i = 0; i < call->nglobals && n < k_max_words; ++i)
+    for (int i = 0; i < call->nglobals; ++i)
         argv[n++] = call->globals[i];
     argv[n++] = (char*)"config";
-    for (; *rest && n < k_max_words + 15; ++rest)
-        argv[n++] = (char*)*rest;
+    for (int i = 0; i < nrest; ++i)
+        argv[n++] = (char*)rest[i];
     argv[n] = NULL;
-    return run_captured(argv, buffer, size, got);
+    int status = run_captured(argv, buffer, size, got);
+    free(argv);
+    return status;
 }
 
 // Reads every alias.* entry (`git config -z --get-regexp`, with the caller's globals in
@@ -163,7 +170,7 @@ static int take_option(struct Call* call, const struct GitOption* option, char**
 {
     switch (option->kind) {
     case git_opt_carry:
-        for (int k = 0; k < option->words && call->nglobals < k_max_words; ++k)
+        for (int k = 0; k < option->words && call->nglobals < call->room; ++k)
             call->globals[call->nglobals++] = word[k];
         return -1;
     case git_opt_chdir: {
@@ -218,15 +225,15 @@ static int expand_one(struct Call* call, char* aliases, size_t size)
     if (depth == k_max_alias_depth || snprintf(values[depth], sizeof values[depth], "%s", value) >=
                                           (int)sizeof values[depth])
         return -1;
-    char* words[k_max_words];
-    int count = split_words(values[depth++], words, k_max_words);
+    char* words[k_max_alias_words];
+    int count = split_words(values[depth++], words, k_max_alias_words);
     int at = 0, envchanged = 0;
     if (count < 0 || take_options(call, count, words, &at, &envchanged) >= 0 || envchanged ||
         at >= count || strcmp(words[at], call->words[0]) == 0)
         return -1; // git: bad alias, "changes environment variables", empty or recursive
     int rest = call->nwords - 1;
-    if (count - at + rest > k_max_words)
-        return -1;
+    if (count - at + rest > call->room)
+        return -1; // never: room counts k_max_alias_words for each expansion
     memmove(call->words + (count - at), call->words + 1, (size_t)rest * sizeof *call->words);
     memcpy(call->words, words + at, (size_t)(count - at) * sizeof *words);
     call->nwords = count - at + rest;
@@ -263,6 +270,13 @@ int parse_call(int argc, char* argv[], const char* real_git, const char* exec_pa
 {
     call->nglobals = call->nwords = call->shell_alias = call->expanded = 0;
     call->stop = -1;
+    // Room for every word of argv and of every alias expansion: a call too long to hold
+    // went to git unguarded (`git checkout -- <1,100 paths>` destroyed them all unsaved).
+    call->room = argc + (k_max_alias_depth + 1) * k_max_alias_words;
+    call->globals = malloc((size_t)call->room * sizeof *call->globals);
+    call->words = malloc((size_t)call->room * sizeof *call->words);
+    if (!call->globals || !call->words)
+        return -2;
     // A directory that was removed under the caller has no name; git itself runs only when
     // a -C with an absolute path gives it one again (it dies "Unable to read current
     // working directory" otherwise, before touching anything).
@@ -276,8 +290,6 @@ int parse_call(int argc, char* argv[], const char* real_git, const char* exec_pa
         call->stop = call->stop >= 0 ? call->stop : git_opt_stop; // no command: git's usage
         return 0;
     }
-    if (argc - at > k_max_words)
-        return -1;
     for (; at < argc; ++at)
         call->words[call->nwords++] = argv[at];
     return expand_aliases(call, real_git, exec_path);

@@ -5,22 +5,25 @@
 
 #include "common.h"
 
-enum { k_max_words = 1024 };
+enum { k_max_alias_words = 1024 }; // words in one alias's value
 
 struct Call {
-    char* globals[k_max_words]; // global options to repeat on our own git calls, as given
+    char** globals;       // global options to repeat on our own git calls, as given
     int nglobals;
-    char cwd[k_path_max];       // the directory git runs in, after every -C
-    char* words[k_max_words];   // the subcommand and its arguments, aliases expanded
+    char cwd[k_path_max]; // the directory git runs in, after every -C
+    char** words;         // the subcommand and its arguments, aliases expanded
     int nwords;
+    int room;             // entries globals and words each hold: every word of argv and
+                          // of the aliases, however many (xargs hands git thousands)
     int stop;                   // enum GitOptionKind that ended parsing, or -1: a subcommand
     int shell_alias;            // the subcommand is a shell alias (`!…`): git runs a shell
     int expanded;               // an alias was expanded: git re-runs `git <words>` as a child
 };
 
 // Parses `argv` as git would run it, expanding aliases by asking `real_git` (only for
-// words that are not builtins or dashed externals found in `exec_path`). Returns 0, or
-// -1 when git itself would die (bad option, bad alias): the call goes to git untouched.
+// words that are not builtins or dashed externals found in `exec_path`). Returns 0; -1
+// when git itself would die (bad option, bad alias): the call goes to git untouched; -2
+// when the words could not be held (no memory): nobody can judge the call.
 int parse_call(int argc, char* argv[], const char* real_git, const char* exec_path,
                struct Call* call);
 

@@ -287,6 +287,10 @@ int main(int argc, char** argv)
     int ours = 0;
     int have_real = real_exec_path(s_real_git, real, sizeof real, &ours) == 0;
     int parsed = parse_call(argc, argv, s_real_git, have_real ? real : NULL, &call);
+    if (parsed == -2) { // what nobody can judge must not run unguarded
+        fputs("git-guard: no memory to read the command line; the command was not run\n", stderr);
+        return 128;
+    }
     int step = parsed == 0 && is_git_step(&call);
     if (have_real)
         set_exec_path(&call, real, ours);

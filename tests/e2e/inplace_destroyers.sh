@@ -245,6 +245,26 @@ assert_not_saved "$A_WT" "the edit of a.txt"
 assert_eq "b.txt" "$(git_real -C "$G" diff --name-only "$(saves "$G")^1" "$(saves "$G")")" \
     "checkout -- b.txt: the save differs from HEAD in b.txt alone"
 
+section "checkout -- <1,100 paths>, as xargs hands them: every edit saved"
+# The front end held 1,024 words; a longer call went to git unguarded.
+MANY=$TEST_ROOT/guarded/many
+git_real init -q "$MANY"
+for i in $(seq 1 1100); do printf '%s\n' "$i" >"$MANY/f$i.txt"; done
+git_real -C "$MANY" add -A && git_real -C "$MANY" commit -qm many
+git_real -C "$MANY" config guard.enabled true
+for i in $(seq 1 1100); do printf 'edit %s\n' "$i" >"$MANY/f$i.txt"; done
+EDIT_1=$(git_real -C "$MANY" hash-object f1.txt)
+EDIT_1100=$(git_real -C "$MANY" hash-object f1100.txt)
+(cd "$MANY" && seq -f 'f%g.txt' 1 1100 | env PATH="$SHIM_DIR:$BASE_PATH" xargs git checkout -- 2>"$TEST_ROOT/many.err") &&
+    RC=0 || RC=$?
+assert_eq 0 "$RC" "checkout of 1,100 paths failed ($(head -c 300 "$TEST_ROOT/many.err"))"
+assert_eq "1" "$(cat "$MANY/f1.txt")" "checkout of 1,100 paths: git did not check f1.txt out"
+MANY_SAVED=$(G=$MANY saved_objects "$MANY")
+for blob in "$EDIT_1" "$EDIT_1100"; do
+    if grep -qx "$blob" <<<"$MANY_SAVED"; then pass "checkout of 1,100 paths: edit $blob is reachable from a save"
+    else fail "checkout of 1,100 paths: edit $blob was destroyed, not saved"; fi
+done
+
 section "checkout . (no --), from a subdirectory, and checkout HEAD -- a.txt"
 twins checkout-bare-dot
 same_as_git checkout-bare-dot checkout .

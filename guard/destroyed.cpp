@@ -6,6 +6,7 @@
 #include "guard/arguments.hpp"
 #include "guard/error.hpp"
 #include "guard/pattern.hpp"
+#include "guard/plumbing.hpp"
 #include "guard/scope.hpp"
 #include "guard/trailers.hpp"
 
@@ -13,6 +14,8 @@
 #include <array>
 #include <filesystem>
 #include <set>
+
+namespace fs = std::filesystem;
 
 namespace guard {
 
@@ -49,6 +52,11 @@ constexpr std::array k_clean = {
     OptionSpec{"force", 'f'}, OptionSpec{"interactive", 'i'}, OptionSpec{"dry-run", 'n'},
     OptionSpec{"quiet", 'q'}, OptionSpec{"d", 'd'}, OptionSpec{"exclude", 'e', true},
     OptionSpec{"x", 'x'}, OptionSpec{"X", 'X'}};
+
+constexpr std::array k_rm = {
+    OptionSpec{"force", 'f'}, OptionSpec{"dry-run", 'n'}, OptionSpec{"r", 'r'}, OptionSpec{"cached"},
+    OptionSpec{"ignore-unmatch"}, OptionSpec{"sparse"}, OptionSpec{"quiet", 'q'},
+    OptionSpec{"pathspec-from-file", 0, true}, OptionSpec{"pathspec-file-nul"}};
 
 std::vector<std::string> all_paths(const Arguments& a)
 {
@@ -186,7 +194,58 @@ Destroyed restore(const GitCall& call)
     return paths_from(call, from_file ? std::vector<std::string>{} : paths, source, staged, reason);
 }
 
-// clean: what `git clean -n` with the same options lists is what goes; the files under
+// rm -f: the tracked files it removes lose their working and staged versions. Without -f
+// git refuses to remove a file that differs from HEAD; --cached leaves the files.
+Destroyed rm(const GitCall& call)
+{
+    Arguments a = parse_arguments(call.words, 1, k_rm);
+    if (!a.has("force") || a.has("cached") || a.has("dry-run"))
+        return {};
+    std::vector<std::string> paths = a.has("pathspec-from-file") ? std::vector<std::string>{} : all_paths(a);
+    if (paths.empty() && !a.has("pathspec-from-file"))
+        return {}; // git refuses: "No pathspec was given"
+    return ask_scope(call, {.pathspec = paths, .worktree = true, .index = true}, "rm -f");
+}
+
+// `--abort` or `--skip` (git accepts any unique prefix; none of these commands has another
+// long option that starts `--ab` or `--sk`).
+std::string ending(const GitCall& call)
+{
+    for (size_t i = 1; i < call.words.size() && call.words[i] != "--"; ++i) {
+        const std::string& w = call.words[i];
+        for (const std::string name : {"--abort", "--skip"})
+            if (w.size() >= 4 && name.starts_with(w))
+                return name;
+    }
+    return "";
+}
+
+// merge --abort, and rebase, cherry-pick, revert or am --abort or --skip: git throws the
+// operation's progress away (a conflict's resolution, the edits made since it stopped) as
+// `reset --merge` or `--hard` would. Which changes survive is not predicted (DESIGN §0.2):
+// every staged and unstaged change is kept, conflicts with the whole tree.
+Destroyed operation_end(const GitCall& call)
+{
+    std::string end = ending(call);
+    if (end.empty() || (call.words[0] == "merge" && end != "--abort"))
+        return {};
+    // Something to end: git's own state files for a merge, a pick or revert, a sequence, a
+    // rebase or am (where git keeps them, per tree). None: git refuses, nothing goes.
+    auto r = ask_git(call, {"rev-parse", "--git-path", "MERGE_HEAD", "--git-path", "CHERRY_PICK_HEAD",
+                            "--git-path", "REVERT_HEAD", "--git-path", "sequencer", "--git-path",
+                            "rebase-merge", "--git-path", "rebase-apply"});
+    bool underway = r.status != 0; // in doubt: underway
+    for (const auto& path : split(r.out, '\n')) {
+        std::error_code ec;
+        fs::path p = fs::path(path).is_absolute() ? fs::path(path) : call.cwd / path;
+        underway = underway || fs::exists(fs::symlink_status(p, ec));
+    }
+    if (!underway)
+        return {};
+    return ask_scope(call, {.worktree = true, .index = true}, call.words[0] + " " + end);
+}
+
+// clean: what `git clean -n` with the same options lists is what goes;// clean: what `git clean -n` with the same options lists is what goes; the files under
 // each listed directory come from status. Ignored files count only when they match
 // guard.keepIgnored.
 Destroyed clean(const GitCall& call)
@@ -257,7 +316,8 @@ Destroyed stash(const GitCall& call)
 
 bool is_in_place_destroyer(const std::string& word)
 {
-    static const std::set<std::string> k_words = {"reset", "checkout", "switch", "restore", "clean", "stash"};
+    static const std::set<std::string> k_words = {"reset", "checkout", "switch", "restore", "clean", "stash",
+                                                  "rm", "merge", "rebase", "cherry-pick", "revert", "am"};
     return k_words.contains(word);
 }
 
@@ -275,7 +335,10 @@ bool asks_quiet(const GitCall& call)
         table = k_restore;
     else if (word == "clean")
         table = k_clean;
-    else if (word == "stash") // stash drop [-q|--quiet] [<stash>]
+    else if (word == "rm")
+        table = k_rm;
+    else if (word == "stash" || word == "merge" || word == "rebase" || word == "cherry-pick" ||
+             word == "revert" || word == "am") // stash drop [-q|--quiet] [<stash>]; rebase -q --abort
         return std::find_if(call.words.begin() + 1, call.words.end(), [](const std::string& w) {
                    return w == "-q" || w == "--quiet";
                }) != call.words.end();
@@ -300,6 +363,10 @@ Destroyed find_destroyed(const GitCall& call)
         d = clean(call);
     else if (word == "stash")
         d = stash(call);
+    else if (word == "rm")
+        d = rm(call);
+    else if (word == "merge" || word == "rebase" || word == "cherry-pick" || word == "revert" || word == "am")
+        d = operation_end(call);
     d.quiet = asks_quiet(call);
     return d;
 }

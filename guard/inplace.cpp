@@ -1,5 +1,6 @@
 // Saves before in-place destroyers (DESIGN §6): reset --hard|--merge|--keep, checkout
-// with paths or -f, switch -f, restore of working files, clean, stash drop and clear.
+// with paths or -f, switch -f, restore of working files, clean, stash drop and clear;
+// and rm -f, merge --abort, rebase/cherry-pick/revert/am --abort|--skip (docs/decisions.md).
 // git says what goes (destroyed.cpp); limited_save.cpp keeps exactly that under
 // refs/stranded/. Refuses only when keeping fails; then git does not run.
 #include "guard/inplace.hpp"
@@ -39,11 +40,11 @@ std::string command_line(const GitCall& call)
 
 // The one line a save adds to git's stderr; none when the caller asked git to be quiet
 // (the save is in `git guard list` and the journal all the same).
-void report(const Saved& s, const Destroyed& d)
+void report(const Saved& s, const Destroyed& d, bool whole = false)
 {
     if (d.quiet)
         return;
-    std::string what = d.paths.empty() ? "the whole tree" : held(d); // a save of everything it holds
+    std::string what = whole || d.paths.empty() ? "the whole tree" : held(d); // a save of everything it holds
     std::fprintf(stderr, "git-guard: %s what %s destroys (%s) %s %s (git show --stat %s)\n",
                  s.existing ? "already saved" : "saved", d.reason.c_str(), what.c_str(),
                  s.existing ? "in" : "to", s.ref.c_str(), shell_quote(s.ref).c_str());
@@ -138,7 +139,7 @@ void save_whole(const GitCall& call, const Place& place, const Destroyed& d)
     if (!result.refused.empty())
         throw Error(result.work.reason.empty() ? result.refused : result.work.reason);
     if (result.saved)
-        report(*result.saved, d);
+        report(*result.saved, d, true);
 }
 
 void keep(const GitCall& call, const Place& place, const Destroyed& d)

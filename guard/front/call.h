@@ -35,7 +35,8 @@ int run_config(const char* real_git, const struct Call* call, const char* const*
 
 // Whether `call` is one the full binary guards: `worktree remove|prune|add`, or an
 // in-place destroyer (reset --hard/--merge/--keep, checkout/switch that may discard,
-// restore of worktree files, clean, stash drop|clear). Errs towards yes: a call
+// restore of worktree files, clean, stash drop|clear, rm -f, and merge --abort or
+// rebase, cherry-pick, revert, am --abort|--skip). Errs towards yes: a call
 // forwarded for nothing costs the full binary's start; one missed costs the work.
 int is_guarded_call(const struct Call* call);
 

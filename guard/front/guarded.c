@@ -102,6 +102,14 @@ static int drops_stash(const char* w)
 {
     return is(w, "drop") || is(w, "clear");
 }
+static int removes_forced(const char* w)
+{
+    return short_option(w, 'f', "") || long_option(w, "--force", 3);
+}
+static int ends_operation(const char* w) // --abort, --skip: the rest of the operation goes
+{
+    return long_option(w, "--abort", 4) || long_option(w, "--skip", 4);
+}
 
 int is_in_place(const struct Call* call)
 {
@@ -120,6 +128,11 @@ int is_in_place(const struct Call* call)
         return !option_in(call, cleans_dry);
     if (is(command, "stash"))
         return option_in(call, drops_stash);
+    if (is(command, "rm")) // without -f git refuses to remove what differs from HEAD
+        return option_in(call, removes_forced);
+    if (is(command, "merge") || is(command, "rebase") || is(command, "cherry-pick") ||
+        is(command, "revert") || is(command, "am"))
+        return option_in(call, ends_operation);
     return 0;
 }
 

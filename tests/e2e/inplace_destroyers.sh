@@ -377,6 +377,64 @@ else
     assert_saved "$N_U" "clean -fd in German: the untracked n.txt"
 fi
 
+# --- rm -f, and the end of a merge, rebase, cherry-pick or am ----------------------------
+
+section "rm -f b.txt, rm -rf d: the working and staged versions they remove are saved"
+twins rm-f
+same_as_git rm-f rm -f b.txt a.txt
+one_save_line rm-f
+assert_saved "$B_WT" "rm -f: b.txt's edit"
+assert_saved "$A_STAGED" "rm -f: a.txt's staged version"
+assert_saved "$A_WT" "rm -f: a.txt's working version"
+twins rm-rf-dir clean
+printf 'e edited\n' >"$G/d/e.txt" && printf 'e edited\n' >"$P/d/e.txt"
+E_WT=$(git_real -C "$G" hash-object d/e.txt)
+same_as_git rm-rf-dir rm -r -q --force d
+assert_saved "$E_WT" "rm -r --force d: d/e.txt's edit"
+assert_eq 0 "$GUARD_LINES" "rm -q: quiet as git is"
+
+section "rm b.txt without -f: git refuses alike, nothing saved"
+twins rm-plain
+same_as_git rm-plain rm b.txt
+nothing_saved rm-plain
+
+# conflict TREE: main changes d/e.txt as `other` does not, then merges `other`: a conflict.
+conflict() {
+    printf 'e main\n' >"$1/d/e.txt" && git_real -C "$1" commit -qam "main changes e"
+    ! git_real -C "$1" "${@:2}" >/dev/null 2>&1
+}
+
+section "merge --abort: the conflict's resolution and the other edits are saved"
+twins merge-abort clean
+conflict "$G" merge other && conflict "$P" merge other
+for t in "$G" "$P"; do printf 'careful resolution\n' >"$t/d/e.txt" && printf 'b edit\n' >"$t/b.txt"; done
+RESOLVED=$(git_real -C "$G" hash-object d/e.txt)
+B_EDIT=$(git_real -C "$G" hash-object b.txt)
+same_as_git merge-abort merge --abort
+one_save_line merge-abort
+assert_saved "$RESOLVED" "merge --abort: the conflict's resolution in d/e.txt"
+assert_saved "$B_EDIT" "merge --abort: the edit to b.txt"
+
+section "merge --abort with no merge under way: git refuses alike, nothing saved"
+twins merge-abort-none
+same_as_git merge-abort-none merge --abort
+nothing_saved merge-abort-none
+
+section "rebase --abort, cherry-pick --abort, rebase --skip: the resolution is saved"
+for op in "rebase other:rebase --abort" "cherry-pick other:cherry-pick --abort" "rebase other:rebase --skip"; do
+    start=${op%%:*} end=${op#*:}
+    name=$(echo "$end" | tr -c 'a-z0-9\n' '-')
+    twins "$name" clean
+    # shellcheck disable=SC2086
+    conflict "$G" $start && conflict "$P" $start
+    for t in "$G" "$P"; do printf 'resolution of %s\n' "$end" >"$t/d/e.txt"; done
+    RESOLVED=$(git_real -C "$G" hash-object d/e.txt)
+    # shellcheck disable=SC2086
+    same_as_git "$name" $end
+    one_save_line "$name"
+    assert_saved "$RESOLVED" "$end: the conflict's resolution in d/e.txt"
+done
+
 # --- stash ------------------------------------------------------------------------------
 
 # stashes DIR: three stash entries, each holding a distinct edit of b.txt.
@@ -415,7 +473,7 @@ done
 
 section "controls: unguarded repositories pass through byte for byte"
 for cmd in "reset --hard" "reset --hard HEAD~1" "checkout -- ." "checkout -f other" "switch -f other" \
-    "restore ." "clean -fdx" "stash drop" "checkout -- missing-path"; do
+    "restore ." "clean -fdx" "stash drop" "checkout -- missing-path" "rm -f b.txt" "merge --abort"; do
     name=unguarded-$(echo "$cmd" | tr -c 'a-z0-9\n' '-')
     twins "$name"
     git_real -C "$G" config --unset guard.enabled

@@ -53,6 +53,18 @@ constexpr std::array k_clean = {
     OptionSpec{"quiet", 'q'}, OptionSpec{"d", 'd'}, OptionSpec{"exclude", 'e', true},
     OptionSpec{"x", 'x'}, OptionSpec{"X", 'X'}};
 
+constexpr std::array k_branch = {
+    OptionSpec{"force", 'f'}, OptionSpec{"move", 'm'}, OptionSpec{"M", 'M'}, OptionSpec{"copy", 'c'},
+    OptionSpec{"C", 'C'}, OptionSpec{"delete", 'd'}, OptionSpec{"D", 'D'}, OptionSpec{"track", 't'},
+    OptionSpec{"no-track"}, OptionSpec{"set-upstream-to", 'u', true}, OptionSpec{"unset-upstream"},
+    OptionSpec{"list", 'l'}, OptionSpec{"all", 'a'}, OptionSpec{"remotes", 'r'}, OptionSpec{"verbose", 'v'},
+    OptionSpec{"quiet", 'q'}, OptionSpec{"contains", 0, true}, OptionSpec{"no-contains", 0, true},
+    OptionSpec{"merged", 0, true}, OptionSpec{"no-merged", 0, true}, OptionSpec{"points-at", 0, true},
+    OptionSpec{"sort", 0, true}, OptionSpec{"format", 0, true}, OptionSpec{"show-current"},
+    OptionSpec{"edit-description"}, OptionSpec{"create-reflog"}, OptionSpec{"recurse-submodules"},
+    OptionSpec{"ignore-case", 'i'}, OptionSpec{"omit-empty"}, OptionSpec{"color"}, OptionSpec{"no-color"},
+    OptionSpec{"column"}, OptionSpec{"no-column"}, OptionSpec{"abbrev"}, OptionSpec{"no-abbrev"}};
+
 constexpr std::array k_rm = {
     OptionSpec{"force", 'f'}, OptionSpec{"dry-run", 'n'}, OptionSpec{"r", 'r'}, OptionSpec{"cached"},
     OptionSpec{"ignore-unmatch"}, OptionSpec{"sparse"}, OptionSpec{"quiet", 'q'},
@@ -82,7 +94,32 @@ void find_left_behind(const GitCall& call, const std::optional<std::string>& tar
         d.left_behind = d.head;
 }
 
-// reset --hard|--merge|--keep [<commit>]: every staged and unstaged change, and the
+// A branch forced onto `start` (checkout -B, switch -C, branch -f, and the branch that
+// `branch -M`/`-C` overwrites): its old tip's commits that `start` and every other ref leave
+// on no ref (reflogs do not count) go. `moves_head`: HEAD follows the branch, so it holds
+// nothing either. A branch that does not exist yet loses nothing. In doubt, they go.
+void find_overwritten_branch(const GitCall& call, const std::string& branch, const std::string& start,
+                             bool moves_head, Destroyed& d)
+{
+    auto tip = resolve(call, "refs/heads/" + branch);
+    if (!tip || !d.left_behind.empty())
+        return;
+    auto target = resolve(call, start);
+    if (target && *target == *tip)
+        return;
+    std::vector<std::string> args{"rev-list", "--max-count=1", *tip, "--not"};
+    if (target)
+        args.push_back(*target);
+    if (moves_head)
+        args.emplace_back("--exclude=HEAD");
+    args.push_back("--exclude=refs/heads/" + branch);
+    args.emplace_back("--all");
+    auto r = ask_git(call, args);
+    if (r.status != 0 || !r.out.empty())
+        d.left_behind = *tip;
+}
+
+// reset --hard|--merge|--keep [<commit>]:// reset --hard|--merge|--keep [<commit>]: every staged and unstaged change, and the
 // untracked files the commit's tree replaces. --merge and --keep lose less, or
 // refuse; which of their changes survive is not predicted (DESIGN §0.2).
 Destroyed reset(const GitCall& call)
@@ -152,9 +189,15 @@ Destroyed checkout(const GitCall& call)
     }
     if (paths.empty() && a.has("patch")) // -p with no paths offers every change to discard
         return paths_from(call, {}, rev, rev.has_value(), "checkout -p");
-    if (paths.empty()) // a branch switch: only a forced one throws changes away
-        return forced ? forced_switch(call, rev ? rev : std::optional<std::string>("HEAD"), "checkout -f")
-                      : Destroyed{};
+    if (paths.empty()) { // a branch switch: only a forced one throws changes away
+        Destroyed d = forced ? forced_switch(call, rev ? rev : std::optional<std::string>("HEAD"), "checkout -f")
+                             : Destroyed{};
+        if (a.has("B")) { // the branch is reset to the start point: its own commits may go
+            d.reason = forced ? "checkout -f -B" : "checkout -B";
+            find_overwritten_branch(call, a.last("B"), a.operands.empty() ? "HEAD" : a.operands[0], true, d);
+        }
+        return d;
+    }
     Destroyed d = paths_from(call, paths, rev, rev.has_value(), rev ? "checkout <rev> --" : "checkout --");
     if (forced && !rev && maybe_branch) { // a branch git finds by another name
         Destroyed whole = forced_switch(call, std::nullopt, "checkout -f");
@@ -167,14 +210,21 @@ Destroyed checkout(const GitCall& call)
 Destroyed switch_branch(const GitCall& call)
 {
     Arguments a = parse_arguments(call.words, 1, k_switch);
-    if (!a.has("force") && !a.has("discard-changes"))
+    bool forced = a.has("force") || a.has("discard-changes");
+    if (!forced && !a.has("force-create"))
         return {};
-    std::string reason = a.has("force") ? "switch -f" : "switch --discard-changes";
+    std::string reason = a.has("force") ? "switch -f" : forced ? "switch --discard-changes" : "switch -C";
     if (a.has("orphan"))
         return forced_switch(call, "HEAD", reason); // no files come in to overwrite anything
+    // With -C the operand is the new branch's start point; the branch itself is overwritten.
     std::optional<std::string> target = a.operands.empty() ? std::optional<std::string>("HEAD")
                                                            : std::optional(a.operands[0]);
-    return forced_switch(call, target, reason);
+    Destroyed d = forced ? forced_switch(call, target, reason) : Destroyed{};
+    if (a.has("force-create")) {
+        d.reason = reason;
+        find_overwritten_branch(call, a.last("force-create"), *target, true, d);
+    }
+    return d;
 }
 
 Destroyed restore(const GitCall& call)
@@ -194,7 +244,32 @@ Destroyed restore(const GitCall& call)
     return paths_from(call, from_file ? std::vector<std::string>{} : paths, source, staged, reason);
 }
 
-// rm -f: the tracked files it removes lose their working and staged versions. Without -f
+// branch -f <name> [<start>], and branch -M|-C (or -m|-c with -f) [<old>] <new>: the
+// branch a forced create, move or copy puts onto another commit loses what only it held.
+// Deletions are the hook's (DESIGN §6).
+Destroyed branch(const GitCall& call)
+{
+    Arguments a = parse_arguments(call.words, 1, k_branch);
+    bool force = a.has("force");
+    if (a.has("delete") || a.has("D") || a.operands.empty())
+        return {};
+    Destroyed d;
+    if (a.has("M") || a.has("C") || ((a.has("move") || a.has("copy")) && force)) {
+        bool move = a.has("M") || a.has("move");
+        d.reason = move ? "branch -M" : "branch -C";
+        std::string from = a.operands.size() >= 2 ? "refs/heads/" + a.operands[0] : "HEAD";
+        find_overwritten_branch(call, a.operands.size() >= 2 ? a.operands[1] : a.operands[0], from, false, d);
+        return d;
+    }
+    if (!force || a.has("move") || a.has("copy") || a.has("set-upstream-to") || a.has("unset-upstream") ||
+        a.has("edit-description"))
+        return {};
+    d.reason = "branch -f";
+    find_overwritten_branch(call, a.operands[0], a.operands.size() >= 2 ? a.operands[1] : "HEAD", false, d);
+    return d;
+}
+
+// rm -f: the tracked files it removes// rm -f: the tracked files it removes lose their working and staged versions. Without -f
 // git refuses to remove a file that differs from HEAD; --cached leaves the files.
 Destroyed rm(const GitCall& call)
 {
@@ -317,7 +392,7 @@ Destroyed stash(const GitCall& call)
 bool is_in_place_destroyer(const std::string& word)
 {
     static const std::set<std::string> k_words = {"reset", "checkout", "switch", "restore", "clean", "stash",
-                                                  "rm", "merge", "rebase", "cherry-pick", "revert", "am"};
+                                                  "rm", "merge", "rebase", "cherry-pick", "revert", "am", "branch"};
     return k_words.contains(word);
 }
 
@@ -337,6 +412,8 @@ bool asks_quiet(const GitCall& call)
         table = k_clean;
     else if (word == "rm")
         table = k_rm;
+    else if (word == "branch")
+        table = k_branch;
     else if (word == "stash" || word == "merge" || word == "rebase" || word == "cherry-pick" ||
              word == "revert" || word == "am") // stash drop [-q|--quiet] [<stash>]; rebase -q --abort
         return std::find_if(call.words.begin() + 1, call.words.end(), [](const std::string& w) {
@@ -365,6 +442,8 @@ Destroyed find_destroyed(const GitCall& call)
         d = stash(call);
     else if (word == "rm")
         d = rm(call);
+    else if (word == "branch")
+        d = branch(call);
     else if (word == "merge" || word == "rebase" || word == "cherry-pick" || word == "revert" || word == "am")
         d = operation_end(call);
     d.quiet = asks_quiet(call);

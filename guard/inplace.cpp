@@ -142,10 +142,20 @@ void save_whole(const GitCall& call, const Place& place, const Destroyed& d)
         report(*result.saved, d, true);
 }
 
+// What only the branch a command forces elsewhere held: the whole-tree save's first parent
+// is HEAD, which holds HEAD's own commits but not another branch's.
+void keep_other_branch(const GitCall& call, const Place& place, const Destroyed& d)
+{
+    if (!d.left_behind.empty() && d.left_behind != d.head)
+        keep_commits(call, place, d);
+}
+
 void keep(const GitCall& call, const Place& place, const Destroyed& d)
 {
-    if (!d.whole_tree_why.empty() && d.stashes.empty())
-        return save_whole(call, place, d); // save_path takes the tree's lock itself
+    if (!d.whole_tree_why.empty() && d.stashes.empty()) {
+        save_whole(call, place, d); // save_path takes the tree's lock itself
+        return keep_other_branch(call, place, d);
+    }
     {
         Repository repo;
         try {
@@ -165,15 +175,18 @@ void keep(const GitCall& call, const Place& place, const Destroyed& d)
             if (!d.paths.empty())
                 saved = save_destroyed(call, place, d, {repo.get(), &settings});
             if (saved)
-                report(*saved, d); // its first parent, HEAD, holds any commits left behind
-            else if (!d.left_behind.empty())
+                report(*saved, d); // its first parent, HEAD, holds HEAD's commits left behind
+            if (!saved && !d.left_behind.empty())
                 keep_commits(call, place, d);
+            else
+                keep_other_branch(call, place, d);
             return;
         } catch (const Error& e) {
             spdlog::warn("the save of the destroyed paths failed ({}); saving the whole tree", e.what());
         }
     }
     save_whole(call, place, d);
+    keep_other_branch(call, place, d);
 }
 
 } // namespace

@@ -56,6 +56,7 @@ static int checkout_may_destroy(const struct Call* call)
     for (int i = 1; i < call->nwords; ++i) {
         const char* w = call->words[i];
         if (is(w, "--") || short_option(w, 'f', "bB") || short_option(w, 'p', "bB") ||
+            short_option(w, 'B', "b") || // resets an existing branch: its own commits may go
             long_option(w, "--force", 3) || long_option(w, "--patch", 4) ||
             long_option(w, "--pathspec-from-file", 4) || long_option(w, "--ours", 4) ||
             long_option(w, "--theirs", 3))
@@ -84,7 +85,13 @@ static int resets_tree(const char* w)
 static int switch_discards(const char* w)
 {
     return short_option(w, 'f', "cC") || long_option(w, "--force", 3) ||
-           long_option(w, "--discard-changes", 4);
+           long_option(w, "--discard-changes", 4) || short_option(w, 'C', "c") ||
+           long_option(w, "--force-create", 8); // -C resets an existing branch
+}
+static int forces_branch(const char* w) // -f, -M, -C: a branch put onto another commit
+{
+    return short_option(w, 'f', "u") || short_option(w, 'M', "u") || short_option(w, 'C', "u") ||
+           long_option(w, "--force", 6);
 }
 static int restores_staged(const char* w)
 {
@@ -128,6 +135,8 @@ int is_in_place(const struct Call* call)
         return !option_in(call, cleans_dry);
     if (is(command, "stash"))
         return option_in(call, drops_stash);
+    if (is(command, "branch")) // deletions are the hook's
+        return option_in(call, forces_branch);
     if (is(command, "rm")) // without -f git refuses to remove what differs from HEAD
         return option_in(call, removes_forced);
     if (is(command, "merge") || is(command, "rebase") || is(command, "cherry-pick") ||

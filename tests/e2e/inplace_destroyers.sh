@@ -102,7 +102,7 @@ same_as_git() {
 one_save_line() {
     assert_eq 1 "$GUARD_LINES" "$1: one stderr line names the save"
     local ref
-    ref=$(sed -n 's/^git-guard: .* \(refs\/stranded\/[^ ]*\) (git show.*/\1/p' "$TEST_ROOT/out/$1.guarded.err" | head -1)
+    ref=$(sed -n 's/^git-guard: .* \(refs\/stranded\/[^ ]*\) (git \(show\|log\) .*/\1/p' "$TEST_ROOT/out/$1.guarded.err" | head -1)
     assert_ref_exists "$G" "${ref:-refs/stranded/none}" "$1: the named save exists"
     assert_eq "" "$(git_real -C "$G" for-each-ref refs/heads/stranded/)" "$1: no stranded branch under refs/heads/"
 }
@@ -376,6 +376,38 @@ else
     one_save_line clean-de
     assert_saved "$N_U" "clean -fd in German: the untracked n.txt"
 fi
+
+# --- a branch forced onto another commit ---------------------------------------------------
+
+# wip_branch DIR: a branch `wip` with one commit of its own, then back on main.
+wip_branch() {
+    git_real -C "$1" checkout -q -b wip && printf 'wip\n' >"$1/wip.txt" &&
+        git_real -C "$1" add wip.txt && git_real -C "$1" commit -qm "wip work" &&
+        git_real -C "$1" checkout -q main
+}
+
+section "branch -f, checkout -B, switch -C, branch -M: the commits only the old branch held are saved"
+for cmd in "branch -f wip main" "branch --forc wip other" "checkout -B wip main" "checkout -qB wip" \
+    "switch -C wip main" "switch --force-create wip" "branch -M other wip" "branch -m -f other wip"; do
+    name=$(echo "$cmd" | tr -c 'a-z0-9\n' '-')
+    twins "$name" clean
+    wip_branch "$G" && wip_branch "$P"
+    WIP=$(git_real -C "$G" rev-parse wip)
+    # shellcheck disable=SC2086
+    same_as_git "$name" $cmd
+    assert_saved "$WIP" "$cmd: the commit only wip held"
+    [[ $cmd == *-q* ]] || one_save_line "$name"
+done
+
+section "branch -f of a branch whose commits another branch holds, or a new branch: nothing saved"
+twins branch-f-held clean
+wip_branch "$G" && wip_branch "$P"
+git_real -C "$G" branch keep wip && git_real -C "$P" branch keep wip
+same_as_git branch-f-held branch -f wip main
+nothing_saved branch-f-held
+twins branch-f-new clean
+same_as_git branch-f-new branch -f brand-new main
+nothing_saved branch-f-new
 
 # --- rm -f, and the end of a merge, rebase, cherry-pick or am ----------------------------
 

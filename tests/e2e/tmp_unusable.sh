@@ -15,6 +15,11 @@ if ! unshare -m sh -c 'mount -t tmpfs -o ro,size=64k tmpfs /tmp' 2>/dev/null; th
     finish
 fi
 
+# The build may live under /tmp too (CI clones there): the binaries the checks run are
+# copies next to the repositories, so the read-only /tmp hides nothing they need.
+mkdir -p "$TEST_ROOT/bin"
+cp "$GUARD_BIN_DIR/git-guard-shim" "$GUARD_BIN_DIR/git-guard" "$GUARD_BIN_DIR/git-guard-hook" "$TEST_ROOT/bin/"
+GUARD_BIN_DIR=$TEST_ROOT/bin
 SHIM_DIR=$(make_shim_dir)
 
 # no_tmp COMMAND...: runs COMMAND with /tmp read-only and empty, the shim first on PATH.

@@ -269,7 +269,40 @@ Destroyed branch(const GitCall& call)
     return d;
 }
 
-// rm -f: the tracked files it removes// rm -f: the tracked files it removes lose their working and staged versions. Without -f
+// submodule update --force, submodule deinit --force: git checks each submodule out over
+// its own changes, or deletes its files. What goes is the submodules' work (their edits,
+// and commits their superproject does not record): the whole-tree save keeps each such
+// submodule whole, its repository's own commits included (DESIGN §4.2). Nothing else in
+// the superproject goes.
+Destroyed submodule(const GitCall& call)
+{
+    if (call.words.size() < 2 || (call.words[1] != "update" && call.words[1] != "deinit"))
+        return {};
+    bool force = false;
+    std::vector<std::string> paths;
+    bool after_dashdash = false;
+    for (size_t i = 2; i < call.words.size(); ++i) {
+        const std::string& w = call.words[i];
+        if (after_dashdash || w[0] != '-') {
+            paths.push_back(w);
+            continue;
+        }
+        if (w == "--")
+            after_dashdash = true;
+        force = force || w == "-f" || (w.size() >= 4 && std::string("--force").starts_with(w));
+    }
+    if (!force)
+        return {}; // git keeps local changes, or refuses
+    Destroyed d = ask_scope(call, {.pathspec = paths, .worktree = true, .index = false},
+                            "submodule " + call.words[1] + " --force");
+    std::erase_if(d.paths, [](const LostPath& p) { return p.worktree_mode != "160000" && p.index_mode != "160000"; });
+    if (d.paths.empty())
+        return {};
+    d.whole_tree_why = "submodule " + d.paths.front().path + " has work of its own";
+    return d;
+}
+
+// rm -f: the tracked files it removes// rm -f: the tracked files it removes// rm -f: the tracked files it removes lose their working and staged versions. Without -f
 // git refuses to remove a file that differs from HEAD; --cached leaves the files.
 Destroyed rm(const GitCall& call)
 {
@@ -392,7 +425,8 @@ Destroyed stash(const GitCall& call)
 bool is_in_place_destroyer(const std::string& word)
 {
     static const std::set<std::string> k_words = {"reset", "checkout", "switch", "restore", "clean", "stash",
-                                                  "rm", "merge", "rebase", "cherry-pick", "revert", "am", "branch"};
+                                                  "rm", "merge", "rebase", "cherry-pick", "revert", "am", "branch",
+                                                  "submodule"};
     return k_words.contains(word);
 }
 
@@ -444,6 +478,8 @@ Destroyed find_destroyed(const GitCall& call)
         d = rm(call);
     else if (word == "branch")
         d = branch(call);
+    else if (word == "submodule")
+        d = submodule(call);
     else if (word == "merge" || word == "rebase" || word == "cherry-pick" || word == "revert" || word == "am")
         d = operation_end(call);
     d.quiet = asks_quiet(call);

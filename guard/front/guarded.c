@@ -88,6 +88,10 @@ static int switch_discards(const char* w)
            long_option(w, "--discard-changes", 4) || short_option(w, 'C', "c") ||
            long_option(w, "--force-create", 8); // -C resets an existing branch
 }
+static int forces_submodule(const char* w) // update -f, deinit -f
+{
+    return is(w, "-f") || long_option(w, "--force", 4);
+}
 static int forces_branch(const char* w) // -f, -M, -C: a branch put onto another commit
 {
     return short_option(w, 'f', "u") || short_option(w, 'M', "u") || short_option(w, 'C', "u") ||
@@ -135,6 +139,9 @@ int is_in_place(const struct Call* call)
         return !option_in(call, cleans_dry);
     if (is(command, "stash"))
         return option_in(call, drops_stash);
+    if (is(command, "submodule")) // update --force, deinit --force: the submodules' own work
+        return call->nwords > 1 && (is(call->words[1], "update") || is(call->words[1], "deinit")) &&
+               option_in(call, forces_submodule);
     if (is(command, "branch")) // deletions are the hook's
         return option_in(call, forces_branch);
     if (is(command, "rm")) // without -f git refuses to remove what differs from HEAD

@@ -409,6 +409,33 @@ twins branch-f-new clean
 same_as_git branch-f-new branch -f brand-new main
 nothing_saved branch-f-new
 
+# --- submodule update --force, submodule deinit --force ------------------------------------
+
+# with_submodule DIR: DIR (a superproject) with a submodule `sub` holding s.txt, committed.
+with_submodule() {
+    local lib=$TEST_ROOT/sub-origin
+    [ -d "$lib" ] || { git_real init -q "$lib" && printf 's\n' >"$lib/s.txt" &&
+        git_real -C "$lib" add s.txt && git_real -C "$lib" commit -qm s; }
+    git_real -C "$1" submodule add -q "$lib" sub && git_real -C "$1" commit -qm "add sub"
+}
+
+section "submodule update --force, submodule deinit -f: the submodule's own edits are saved"
+for cmd in "submodule update --force" "submodule deinit -f sub" "submodule update --forc -- sub"; do
+    name=$(echo "$cmd" | tr -c 'a-z0-9\n' '-')
+    twins "$name" clean
+    with_submodule "$G" && with_submodule "$P"
+    for t in "$G" "$P"; do printf 'edit in the submodule\n' >"$t/sub/s.txt"; done
+    SUB_EDIT=$(git_real -C "$G/sub" hash-object s.txt)
+    # shellcheck disable=SC2086
+    same_as_git "$name" $cmd
+    one_save_line "$name"
+    assert_saved "$SUB_EDIT" "$cmd: the edit to sub/s.txt"
+done
+twins submodule-update-plain clean
+with_submodule "$G" && with_submodule "$P"
+same_as_git submodule-update-plain submodule update
+nothing_saved submodule-update-plain
+
 # --- rm -f, and the end of a merge, rebase, cherry-pick or am ----------------------------
 
 section "rm -f b.txt, rm -rf d: the working and staged versions they remove are saved"

@@ -115,8 +115,10 @@ void find_overwritten_branch(const GitCall& call, const std::string& branch, con
     args.push_back("--exclude=refs/heads/" + branch);
     args.emplace_back("--all");
     auto r = ask_git(call, args);
-    if (r.status != 0 || !r.out.empty())
+    if (r.status != 0 || !r.out.empty()) {
         d.left_behind = *tip;
+        d.left_behind_branch = branch;
+    }
 }
 
 // reset --hard|--merge|--keep [<commit>]:// reset --hard|--merge|--keep [<commit>]: every staged and unstaged change, and the

@@ -28,7 +28,8 @@ struct Destroyed {
     std::vector<LostPath> paths;      // tracked and untracked paths whose content goes
     std::vector<std::string> stashes; // stash commits that a drop or clear lets go
     std::string whole_tree_why;       // set: only a save of the whole tree will do
-    std::string left_behind;          // HEAD, when moving it leaves commits on no ref
+    std::string left_behind;          // HEAD (or a forced branch's old tip) when a move leaves commits on no ref
+    std::string left_behind_branch;   // that branch, when it is not HEAD's
     bool quiet = false;               // the caller asked git for -q/--quiet: no line of ours either
     bool in_doubt = false;            // git could not say what goes: all the tree holds is at risk
 

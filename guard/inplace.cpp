@@ -115,7 +115,7 @@ void keep_commits(const GitCall& call, const Place& place, const Destroyed& d)
         return; // an earlier save holds them already
     Saved s = save_existing(place.common_dir, place.name, d.left_behind,
                             {.reason = d.reason, .ref_prefix = k_in_place_prefix, .path = place.top.string(),
-                             .branch = d.branch});
+                             .branch = d.left_behind_branch.empty() ? d.branch : d.left_behind_branch});
     if (!d.quiet)
         std::fprintf(stderr, "git-guard: saved the commits %s leaves on no ref (%s) to %s (git log %s)\n",
                      d.reason.c_str(), d.left_behind.substr(0, 12).c_str(), s.ref.c_str(),

@@ -396,6 +396,7 @@ for cmd in "branch -f wip main" "branch --forc wip other" "checkout -B wip main"
     # shellcheck disable=SC2086
     same_as_git "$name" $cmd
     assert_saved "$WIP" "$cmd: the commit only wip held"
+    assert_contains "$(tail -1 "$G/.git/guard/journal.jsonl")" '"branch":"wip"' "$cmd: the journal does not name the branch that lost the commit"
     [[ $cmd == *-q* ]] || one_save_line "$name"
 done
 

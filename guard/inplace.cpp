@@ -114,7 +114,8 @@ void keep_commits(const GitCall& call, const Place& place, const Destroyed& d)
     if (r.status == 0 && !r.out.empty())
         return; // an earlier save holds them already
     Saved s = save_existing(place.common_dir, place.name, d.left_behind,
-                            {.reason = d.reason, .ref_prefix = k_in_place_prefix, .path = place.top.string(),
+                            {.reason = d.reason, .ref_prefix = k_in_place_prefix,
+                             .path = place.top.empty() ? place.common_dir.string() : place.top.string(),
                              .branch = d.left_behind_branch.empty() ? d.branch : d.left_behind_branch});
     if (!d.quiet)
         std::fprintf(stderr, "git-guard: saved the commits %s leaves on no ref (%s) to %s (git log %s)\n",
@@ -150,6 +151,16 @@ void keep_other_branch(const GitCall& call, const Place& place, const Destroyed&
         keep_commits(call, place, d);
 }
 
+// A bare repository's name for its saves: `repo` for /x/repo.git (or /x/repo/.git).
+std::string bare_name(const fs::path& common)
+{
+    fs::path dir = common.filename() == ".git" ? common.parent_path() : common;
+    std::string name = dir.filename().string();
+    if (name.size() > 4 && name.ends_with(".git"))
+        name.resize(name.size() - 4);
+    return name.empty() ? "repository" : name;
+}
+
 void keep(const GitCall& call, const Place& place, const Destroyed& d)
 {
     if (!d.whole_tree_why.empty() && d.stashes.empty()) {
@@ -167,7 +178,8 @@ void keep(const GitCall& call, const Place& place, const Destroyed& d)
         }
         Settings settings = read_settings(repo.get());
         // One save at a time per tree, as for removals (DESIGN §7).
-        PathLock lock(place.common_dir, place.top.string(), settings.lock_timeout);
+        PathLock lock(place.common_dir, place.top.empty() ? place.common_dir.string() : place.top.string(),
+                      settings.lock_timeout);
         if (!d.stashes.empty())
             return keep_stashes(call, place, d);
         try {
@@ -209,9 +221,16 @@ int guard_in_place(const GitCall& call)
     try {
         place = locate(call);
     } catch (const Error&) {
-        if (!d.stashes.empty() || !d.paths.empty())
+        const CallSite& site = call_site(call);
+        if (d.paths.empty() && d.stashes.empty() && !d.left_behind.empty() && !site.common.empty()) {
+            // A bare repository (orchestrators keep one beside their worktrees): a forced
+            // branch move there needs no tree, only the repository, named as its directory.
+            place = {"", site.git_dir, site.common, bare_name(site.common)};
+        } else if (!d.stashes.empty() || !d.paths.empty() || !d.left_behind.empty()) {
             return refuse(call, "", d, "git cannot say where the tree is");
-        return 0; // not a working tree: git says so itself when it runs
+        } else {
+            return 0; // not a working tree: git says so itself when it runs
+        }
     }
     try {
         init_log(place.common_dir, false);

@@ -400,6 +400,19 @@ for cmd in "branch -f wip main" "branch --forc wip other" "checkout -B wip main"
     [[ $cmd == *-q* ]] || one_save_line "$name"
 done
 
+section "branch -f in a bare repository (an orchestrator's, beside its worktrees): saved"
+BARE=$TEST_ROOT/guarded/bare.git
+make_tree "$TEST_ROOT/bare-src" && git_real clone -q --bare "$TEST_ROOT/bare-src" "$BARE"
+git_real -C "$BARE" config guard.enabled true
+BARE_WIP=$(git_real -C "$BARE" commit-tree -p main -m "wip, made in a worktree" "$(git_real -C "$BARE" rev-parse 'main^{tree}')")
+git_real -C "$BARE" update-ref refs/heads/wip "$BARE_WIP"
+env PATH="$SHIM_DIR:$BASE_PATH" git -C "$BARE" branch -f wip main 2>"$TEST_ROOT/bare.err" && RC=0 || RC=$?
+assert_eq 0 "$RC" "branch -f in a bare repository failed ($(head -c 300 "$TEST_ROOT/bare.err"))"
+assert_eq "$(git_real -C "$BARE" rev-parse main)" "$(git_real -C "$BARE" rev-parse wip)" "branch -f in a bare repository: git did not move wip"
+if saved_objects "$BARE" | grep -qx "$BARE_WIP"; then pass "branch -f in a bare repository: wip's commit is reachable from a save"
+else fail "branch -f in a bare repository: wip's commit was destroyed, not saved"; fi
+assert_contains "$(cat "$TEST_ROOT/bare.err")" "refs/stranded/bare/" "branch -f in a bare repository: the save is not named after the repository"
+
 section "branch -f of a branch whose commits another branch holds, or a new branch: nothing saved"
 twins branch-f-held clean
 wip_branch "$G" && wip_branch "$P"

@@ -400,6 +400,15 @@ for cmd in "branch -f wip main" "branch --forc wip other" "checkout -B wip main"
     [[ $cmd == *-q* ]] || one_save_line "$name"
 done
 
+section "worktree add -B wip <path> main: git's own branch -f child saves wip's commit"
+twins worktree-add-B clean
+wip_branch "$G"
+WIP=$(git_real -C "$G" rev-parse wip)
+env PATH="$SHIM_DIR:$BASE_PATH" git -C "$G" worktree add -q -B wip "$TEST_ROOT/guarded/wt-add-B" main 2>"$TEST_ROOT/wtB.err" && RC=0 || RC=$?
+assert_eq 0 "$RC" "worktree add -B failed ($(head -c 300 "$TEST_ROOT/wtB.err"))"
+assert_eq "$(git_real -C "$G" rev-parse main)" "$(git_real -C "$G" rev-parse wip)" "worktree add -B: git did not reset wip"
+assert_saved "$WIP" "worktree add -B: the commit only wip held"
+
 section "branch -f in a bare repository (an orchestrator's, beside its worktrees): saved"
 BARE=$TEST_ROOT/guarded/bare.git
 make_tree "$TEST_ROOT/bare-src" && git_real clone -q --bare "$TEST_ROOT/bare-src" "$BARE"

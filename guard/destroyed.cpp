@@ -13,7 +13,8 @@
 #include <algorithm>
 #include <array>
 #include <filesystem>
-#include <set>
+#include <span>
+#include <string_view>
 
 namespace fs = std::filesystem;
 
@@ -422,68 +423,52 @@ Destroyed stash(const GitCall& call)
     return d;
 }
 
+// Each in-place destroyer: what it destroys, and the option table its -q/--quiet is read
+// with (none: a plain "-q" or "--quiet" word, as stash drop and the operations' ends take it).
+struct Destroyer {
+    std::string_view word;
+    Destroyed (*find)(const GitCall&);
+    std::span<const OptionSpec> options;
+};
+
+const std::array k_destroyers = {
+    Destroyer{"reset", reset, k_reset},           Destroyer{"checkout", checkout, k_checkout},
+    Destroyer{"switch", switch_branch, k_switch}, Destroyer{"restore", restore, k_restore},
+    Destroyer{"clean", clean, k_clean},           Destroyer{"stash", stash, {}},
+    Destroyer{"rm", rm, k_rm},                    Destroyer{"branch", branch, k_branch},
+    Destroyer{"submodule", submodule, {}},        Destroyer{"merge", operation_end, {}},
+    Destroyer{"rebase", operation_end, {}},       Destroyer{"cherry-pick", operation_end, {}},
+    Destroyer{"revert", operation_end, {}},       Destroyer{"am", operation_end, {}},
+};
+
+const Destroyer* destroyer(const std::string& word)
+{
+    for (const auto& d : k_destroyers)
+        if (d.word == word)
+            return &d;
+    return nullptr;
+}
+
 } // namespace
 
-bool is_in_place_destroyer(const std::string& word)
-{
-    static const std::set<std::string> k_words = {"reset", "checkout", "switch", "restore", "clean", "stash",
-                                                  "rm", "merge", "rebase", "cherry-pick", "revert", "am", "branch",
-                                                  "submodule"};
-    return k_words.contains(word);
-}
+bool is_in_place_destroyer(const std::string& word) { return destroyer(word) != nullptr; }
 
 bool asks_quiet(const GitCall& call)
 {
-    const std::string& word = call.words.empty() ? "" : call.words[0];
-    std::span<const OptionSpec> table;
-    if (word == "reset")
-        table = k_reset;
-    else if (word == "checkout")
-        table = k_checkout;
-    else if (word == "switch")
-        table = k_switch;
-    else if (word == "restore")
-        table = k_restore;
-    else if (word == "clean")
-        table = k_clean;
-    else if (word == "rm")
-        table = k_rm;
-    else if (word == "branch")
-        table = k_branch;
-    else if (word == "stash" || word == "merge" || word == "rebase" || word == "cherry-pick" ||
-             word == "revert" || word == "am") // stash drop [-q|--quiet] [<stash>]; rebase -q --abort
+    const Destroyer* which = call.words.empty() ? nullptr : destroyer(call.words[0]);
+    if (!which)
+        return false;
+    if (which->options.empty())
         return std::find_if(call.words.begin() + 1, call.words.end(), [](const std::string& w) {
                    return w == "-q" || w == "--quiet";
                }) != call.words.end();
-    else
-        return false;
-    return parse_arguments(call.words, 1, table).has("quiet");
+    return parse_arguments(call.words, 1, which->options).has("quiet");
 }
 
 Destroyed find_destroyed(const GitCall& call)
 {
-    const std::string& word = call.words.empty() ? "" : call.words[0];
-    Destroyed d;
-    if (word == "reset")
-        d = reset(call);
-    else if (word == "checkout")
-        d = checkout(call);
-    else if (word == "switch")
-        d = switch_branch(call);
-    else if (word == "restore")
-        d = restore(call);
-    else if (word == "clean")
-        d = clean(call);
-    else if (word == "stash")
-        d = stash(call);
-    else if (word == "rm")
-        d = rm(call);
-    else if (word == "branch")
-        d = branch(call);
-    else if (word == "submodule")
-        d = submodule(call);
-    else if (word == "merge" || word == "rebase" || word == "cherry-pick" || word == "revert" || word == "am")
-        d = operation_end(call);
+    const Destroyer* which = call.words.empty() ? nullptr : destroyer(call.words[0]);
+    Destroyed d = which ? which->find(call) : Destroyed{};
     d.quiet = asks_quiet(call);
     return d;
 }

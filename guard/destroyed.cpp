@@ -1,12 +1,13 @@
 // What an in-place destroyer would destroy (DESIGN §6). Only the command's form is
 // read from its arguments (which mode, which source, which paths); what the tree
-// holds, what clean would remove and which commits a stash names are git's answers.
+// holds and what clean would remove are git's answers. The commits a command leaves on
+// no ref are orphans.cpp's.
 #include "guard/destroyed.hpp"
 
 #include "guard/arguments.hpp"
 #include "guard/error.hpp"
-#include "guard/pattern.hpp"
-#include "guard/plumbing.hpp"
+#include "guard/operation.hpp"
+#include "guard/orphans.hpp"
 #include "guard/scope.hpp"
 #include "guard/trailers.hpp"
 
@@ -15,8 +16,6 @@
 #include <filesystem>
 #include <span>
 #include <string_view>
-
-namespace fs = std::filesystem;
 
 namespace guard {
 
@@ -54,18 +53,6 @@ constexpr std::array k_clean = {
     OptionSpec{"quiet", 'q'}, OptionSpec{"d", 'd'}, OptionSpec{"exclude", 'e', true},
     OptionSpec{"x", 'x'}, OptionSpec{"X", 'X'}};
 
-constexpr std::array k_branch = {
-    OptionSpec{"force", 'f'}, OptionSpec{"move", 'm'}, OptionSpec{"M", 'M'}, OptionSpec{"copy", 'c'},
-    OptionSpec{"C", 'C'}, OptionSpec{"delete", 'd'}, OptionSpec{"D", 'D'}, OptionSpec{"track", 't'},
-    OptionSpec{"no-track"}, OptionSpec{"set-upstream-to", 'u', true}, OptionSpec{"unset-upstream"},
-    OptionSpec{"list", 'l'}, OptionSpec{"all", 'a'}, OptionSpec{"remotes", 'r'}, OptionSpec{"verbose", 'v'},
-    OptionSpec{"quiet", 'q'}, OptionSpec{"contains", 0, true}, OptionSpec{"no-contains", 0, true},
-    OptionSpec{"merged", 0, true}, OptionSpec{"no-merged", 0, true}, OptionSpec{"points-at", 0, true},
-    OptionSpec{"sort", 0, true}, OptionSpec{"format", 0, true}, OptionSpec{"show-current"},
-    OptionSpec{"edit-description"}, OptionSpec{"create-reflog"}, OptionSpec{"recurse-submodules"},
-    OptionSpec{"ignore-case", 'i'}, OptionSpec{"omit-empty"}, OptionSpec{"color"}, OptionSpec{"no-color"},
-    OptionSpec{"column"}, OptionSpec{"no-column"}, OptionSpec{"abbrev"}, OptionSpec{"no-abbrev"}};
-
 constexpr std::array k_rm = {
     OptionSpec{"force", 'f'}, OptionSpec{"dry-run", 'n'}, OptionSpec{"r", 'r'}, OptionSpec{"cached"},
     OptionSpec{"ignore-unmatch"}, OptionSpec{"sparse"}, OptionSpec{"quiet", 'q'},
@@ -78,51 +65,7 @@ std::vector<std::string> all_paths(const Arguments& a)
     return out;
 }
 
-// HEAD's commits that a move to `target` leaves on no ref (reflogs do not count): the
-// branch moves with a reset; a switch leaves the branch where it is, so only a detached
-// HEAD's commits can go. In doubt (git fails), they go.
-void find_left_behind(const GitCall& call, const std::optional<std::string>& target,
-                      bool moves_branch, Destroyed& d)
-{
-    if (!target || d.head.empty() || *target == d.head || (!moves_branch && !d.branch.empty()))
-        return;
-    std::vector<std::string> args{"rev-list", "--max-count=1", d.head, "--not", *target, "--exclude=HEAD"};
-    if (!d.branch.empty())
-        args.push_back("--exclude=refs/heads/" + d.branch);
-    args.emplace_back("--all");
-    auto r = ask_git(call, args);
-    if (r.status != 0 || !r.out.empty())
-        d.left_behind = d.head;
-}
-
-// A branch forced onto `start` (checkout -B, switch -C, branch -f, and the branch that
-// `branch -M`/`-C` overwrites): its old tip's commits that `start` and every other ref leave
-// on no ref (reflogs do not count) go. `moves_head`: HEAD follows the branch, so it holds
-// nothing either. A branch that does not exist yet loses nothing. In doubt, they go.
-void find_overwritten_branch(const GitCall& call, const std::string& branch, const std::string& start,
-                             bool moves_head, Destroyed& d)
-{
-    auto tip = resolve(call, "refs/heads/" + branch);
-    if (!tip || !d.left_behind.empty())
-        return;
-    auto target = resolve(call, start);
-    if (target && *target == *tip)
-        return;
-    std::vector<std::string> args{"rev-list", "--max-count=1", *tip, "--not"};
-    if (target)
-        args.push_back(*target);
-    if (moves_head)
-        args.emplace_back("--exclude=HEAD");
-    args.push_back("--exclude=refs/heads/" + branch);
-    args.emplace_back("--all");
-    auto r = ask_git(call, args);
-    if (r.status != 0 || !r.out.empty()) {
-        d.left_behind = *tip;
-        d.left_behind_branch = branch;
-    }
-}
-
-// reset --hard|--merge|--keep [<commit>]:// reset --hard|--merge|--keep [<commit>]: every staged and unstaged change, and the
+// reset --hard|--merge|--keep [<commit>]: every staged and unstaged change, and the
 // untracked files the commit's tree replaces. --merge and --keep lose less, or
 // refuse; which of their changes survive is not predicted (DESIGN §0.2).
 Destroyed reset(const GitCall& call)
@@ -247,31 +190,6 @@ Destroyed restore(const GitCall& call)
     return paths_from(call, from_file ? std::vector<std::string>{} : paths, source, staged, reason);
 }
 
-// branch -f <name> [<start>], and branch -M|-C (or -m|-c with -f) [<old>] <new>: the
-// branch a forced create, move or copy puts onto another commit loses what only it held.
-// Deletions are the hook's (DESIGN §6).
-Destroyed branch(const GitCall& call)
-{
-    Arguments a = parse_arguments(call.words, 1, k_branch);
-    bool force = a.has("force");
-    if (a.has("delete") || a.has("D") || a.operands.empty())
-        return {};
-    Destroyed d;
-    if (a.has("M") || a.has("C") || ((a.has("move") || a.has("copy")) && force)) {
-        bool move = a.has("M") || a.has("move");
-        d.reason = move ? "branch -M" : "branch -C";
-        std::string from = a.operands.size() >= 2 ? "refs/heads/" + a.operands[0] : "HEAD";
-        find_overwritten_branch(call, a.operands.size() >= 2 ? a.operands[1] : a.operands[0], from, false, d);
-        return d;
-    }
-    if (!force || a.has("move") || a.has("copy") || a.has("set-upstream-to") || a.has("unset-upstream") ||
-        a.has("edit-description"))
-        return {};
-    d.reason = "branch -f";
-    find_overwritten_branch(call, a.operands[0], a.operands.size() >= 2 ? a.operands[1] : "HEAD", false, d);
-    return d;
-}
-
 // submodule update --force, submodule deinit --force: git checks each submodule out over
 // its own changes, or deletes its files. What goes is the submodules' work (their edits,
 // and commits their superproject does not record): the whole-tree save keeps each such
@@ -305,7 +223,7 @@ Destroyed submodule(const GitCall& call)
     return d;
 }
 
-// rm -f: the tracked files it removes// rm -f: the tracked files it removes// rm -f: the tracked files it removes lose their working and staged versions. Without -f
+// rm -f: the tracked files it removes lose their working and staged versions. Without -f
 // git refuses to remove a file that differs from HEAD; --cached leaves the files.
 Destroyed rm(const GitCall& call)
 {
@@ -318,45 +236,7 @@ Destroyed rm(const GitCall& call)
     return ask_scope(call, {.pathspec = paths, .worktree = true, .index = true}, "rm -f");
 }
 
-// `--abort` or `--skip` (git accepts any unique prefix; none of these commands has another
-// long option that starts `--ab` or `--sk`).
-std::string ending(const GitCall& call)
-{
-    for (size_t i = 1; i < call.words.size() && call.words[i] != "--"; ++i) {
-        const std::string& w = call.words[i];
-        for (const std::string name : {"--abort", "--skip"})
-            if (w.size() >= 4 && name.starts_with(w))
-                return name;
-    }
-    return "";
-}
-
-// merge --abort, and rebase, cherry-pick, revert or am --abort or --skip: git throws the
-// operation's progress away (a conflict's resolution, the edits made since it stopped) as
-// `reset --merge` or `--hard` would. Which changes survive is not predicted (DESIGN §0.2):
-// every staged and unstaged change is kept, conflicts with the whole tree.
-Destroyed operation_end(const GitCall& call)
-{
-    std::string end = ending(call);
-    if (end.empty() || (call.words[0] == "merge" && end != "--abort"))
-        return {};
-    // Something to end: git's own state files for a merge, a pick or revert, a sequence, a
-    // rebase or am (where git keeps them, per tree). None: git refuses, nothing goes.
-    auto r = ask_git(call, {"rev-parse", "--git-path", "MERGE_HEAD", "--git-path", "CHERRY_PICK_HEAD",
-                            "--git-path", "REVERT_HEAD", "--git-path", "sequencer", "--git-path",
-                            "rebase-merge", "--git-path", "rebase-apply"});
-    bool underway = r.status != 0; // in doubt: underway
-    for (const auto& path : split(r.out, '\n')) {
-        std::error_code ec;
-        fs::path p = fs::path(path).is_absolute() ? fs::path(path) : call.cwd / path;
-        underway = underway || fs::exists(fs::symlink_status(p, ec));
-    }
-    if (!underway)
-        return {};
-    return ask_scope(call, {.worktree = true, .index = true}, call.words[0] + " " + end);
-}
-
-// clean: what `git clean -n` with the same options lists is what goes;// clean: what `git clean -n` with the same options lists is what goes; the files under
+// clean: what `git clean -n` with the same options lists is what goes; the files under
 // each listed directory come from status. Ignored files count only when they match
 // guard.keepIgnored.
 Destroyed clean(const GitCall& call)
@@ -396,33 +276,6 @@ Destroyed clean(const GitCall& call)
     return d;
 }
 
-// stash drop [<stash>], stash clear: the commits the stash's reflog lets go.
-Destroyed stash(const GitCall& call)
-{
-    if (call.words.size() < 2 || (call.words[1] != "drop" && call.words[1] != "clear"))
-        return {};
-    Destroyed d;
-    d.reason = "stash " + call.words[1];
-    if (call.words[1] == "clear") {
-        auto r = ask_git(call, {"rev-list", "--walk-reflogs", "refs/stash", "--"});
-        for (size_t at = 0; r.status == 0 && at < r.out.size();) {
-            size_t end = r.out.find('\n', at);
-            d.stashes.push_back(r.out.substr(at, end - at));
-            at = end == std::string::npos ? r.out.size() : end + 1;
-        }
-        return d;
-    }
-    std::string which = "stash@{0}";
-    for (size_t i = 2; i < call.words.size(); ++i)
-        if (call.words[i][0] != '-')
-            which = call.words[i];
-    if (which.find_first_not_of("0123456789") == std::string::npos)
-        which = "stash@{" + which + "}";
-    if (auto commit = resolve(call, which))
-        d.stashes.push_back(*commit);
-    return d;
-}
-
 // Each in-place destroyer: what it destroys, and the option table its -q/--quiet is read
 // with (none: a plain "-q" or "--quiet" word, as stash drop and the operations' ends take it).
 struct Destroyer {
@@ -434,8 +287,8 @@ struct Destroyer {
 const std::array k_destroyers = {
     Destroyer{"reset", reset, k_reset},           Destroyer{"checkout", checkout, k_checkout},
     Destroyer{"switch", switch_branch, k_switch}, Destroyer{"restore", restore, k_restore},
-    Destroyer{"clean", clean, k_clean},           Destroyer{"stash", stash, {}},
-    Destroyer{"rm", rm, k_rm},                    Destroyer{"branch", branch, k_branch},
+    Destroyer{"clean", clean, k_clean},           Destroyer{"stash", stash_drop, {}},
+    Destroyer{"rm", rm, k_rm},                    Destroyer{"branch", branch_move, branch_options()},
     Destroyer{"submodule", submodule, {}},        Destroyer{"merge", operation_end, {}},
     Destroyer{"rebase", operation_end, {}},       Destroyer{"cherry-pick", operation_end, {}},
     Destroyer{"revert", operation_end, {}},       Destroyer{"am", operation_end, {}},

@@ -1,6 +1,7 @@
 // Saves before in-place destroyers (DESIGN §6): reset --hard|--merge|--keep, checkout
 // with paths or -f, switch -f, restore of working files, clean, stash drop and clear;
-// and rm -f, merge --abort, rebase/cherry-pick/revert/am --abort|--skip (docs/decisions.md).
+// and rm -f, merge --abort, rebase/cherry-pick/revert/am --abort|--skip, branch -f,
+// checkout -B, switch -C, branch -M, submodule update|deinit --force (docs/decisions.md).
 // git says what goes (destroyed.cpp); limited_save.cpp keeps exactly that under
 // refs/stranded/. Refuses only when keeping fails; then git does not run.
 #include "guard/inplace.hpp"

@@ -4,10 +4,10 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <cstring>
 #include <map>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -180,12 +180,14 @@ int output_file(std::string& why)
     if (fd >= 0)
         return fd;
     why = std::string("no memory file (") + std::strerror(errno) + ")";
-    const char* tmpdir = std::getenv("TMPDIR");
-    for (const char* dir : {tmpdir && *tmpdir ? tmpdir : "/tmp", "/tmp"}) {
-        fd = ::open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    std::vector<std::string> dirs{"/tmp"};
+    if (const char* tmpdir = std::getenv("TMPDIR"); tmpdir && *tmpdir && std::string(tmpdir) != "/tmp")
+        dirs.insert(dirs.begin(), tmpdir);
+    for (const auto& dir : dirs) {
+        fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
         if (fd >= 0)
             return fd;
-        why += std::string(", no file in ") + dir + " (" + std::strerror(errno) + ")";
+        why += ", no file in " + dir + " (" + std::strerror(errno) + ")";
     }
     return -1;
 }

@@ -10,14 +10,14 @@ enum { k_max_alias_words = 1024 }; // words in one alias's value
 struct Call {
     char** globals;       // global options to repeat on our own git calls, as given
     int nglobals;
-    char cwd[k_path_max]; // the directory git runs in, after every -C
+    char cwd[k_path_max]; // the directory git runs in, after every -C ("": none can be named)
     char** words;         // the subcommand and its arguments, aliases expanded
     int nwords;
     int room;             // entries globals and words each hold: every word of argv and
                           // of the aliases, however many (xargs hands git thousands)
-    int stop;                   // enum GitOptionKind that ended parsing, or -1: a subcommand
-    int shell_alias;            // the subcommand is a shell alias (`!…`): git runs a shell
-    int expanded;               // an alias was expanded: git re-runs `git <words>` as a child
+    int stop;             // enum GitOptionKind that ended parsing, or -1: a subcommand
+    int shell_alias;      // the subcommand is a shell alias (`!…`): git runs a shell
+    int expanded;         // an alias was expanded: git re-runs `git <words>` as a child
 };
 
 // Parses `argv` as git would run it, expanding aliases by asking `real_git` (only for

@@ -3,7 +3,8 @@
 # comparison side by side in one hyperfine run, on the repository of make_repo.sh
 # (100,000 files; 1,000 modified, 100 deleted, 1,000 untracked, 10,000 ignored):
 #   status        git-guard status TREE    vs  git --no-optional-locks status --porcelain -uall
-#                 (also with core.untrackedCache=true, the cache written by one plain status)
+#                 (also with core.untrackedCache=true, the cache written by one plain status,
+#                 and with core.fsmonitor=true where git has its daemon)
 #   save, first   git-guard save TREE      vs  the private-index recipe, and git stash create
 #   save, repeat  the same, nothing new on disk since the last save
 #   small save    the same in a repository of 10 files with one modified
@@ -148,6 +149,32 @@ remember "git-guard save, repeat" "$(q "$guard") save $(q "$repo")" "$cold; $(q 
 repeat_refs=$("$real_git" -C "$repo" for-each-ref refs/heads/stranded | wc -l)
 eval "$cold"
 
+# With git's own file-system monitor (core.fsmonitor=true, the built-in daemon, with the
+# untracked cache), where this git has it (git >= 2.36 on macOS and Windows; the Linux
+# daemon came later: `git version --build-options` says "feature: fsmonitor--daemon").
+if "$real_git" version --build-options | grep -q 'fsmonitor--daemon'; then
+    "$real_git" -C "$repo" config core.fsmonitor true
+    "$real_git" -C "$repo" config core.untrackedCache true
+    "$real_git" -C "$repo" fsmonitor--daemon start >/dev/null 2>&1 || true
+    "$real_git" -C "$repo" status --porcelain -uall >/dev/null # writes the caches into the index
+    "$real_git" -C "$repo" status --porcelain -uall >/dev/null
+    "$guard" save "$repo" >/dev/null
+    bench status-fsm --warmup 1 --runs "$runs" \
+        -n "git status --porcelain -uall" "$git_status" \
+        -n "git-guard status" "$(q "$guard") status $(q "$repo")"
+    bench save-repeat-fsm --warmup 1 --runs "$runs" \
+        -n "recipe, repeat" "$(recipe "$repo")" \
+        -n "git-guard save, repeat" "$(q "$guard") save $(q "$repo")"
+    "$real_git" -C "$repo" fsmonitor--daemon stop >/dev/null 2>&1 || true
+    "$real_git" -C "$repo" config --unset core.fsmonitor
+    "$real_git" -C "$repo" config --unset core.untrackedCache
+    "$real_git" -C "$repo" update-index --no-untracked-cache --no-fsmonitor
+    eval "$cold"
+else
+    echo "== status and save with core.fsmonitor: not measured ($("$real_git" --version) has no fsmonitor--daemon here)"
+    echo
+fi
+
 cd "$small"
 bench save-small --warmup 3 --runs 30 --prepare "$(drop_stranded "$small")" \
     -n "recipe, small" "$(recipe "$small")" \
@@ -185,12 +212,17 @@ tables = [
     ("save-first", "save, first (new blobs)", "recipe (private index)", 1.0),
     ("save-repeat", "save, repeat (nothing new on disk)", "recipe, repeat", 1.0),
     ("save-small", "save, 10 files, 1 modified", "recipe, small", 1.0),
+    ("status-fsm", "status, core.fsmonitor=true", "git status --porcelain -uall", 1.0),
+    ("save-repeat-fsm", "save, repeat, core.fsmonitor=true", "recipe, repeat", 1.0),
     ("start-up", "start-up", "git --version", None),
 ]
 def ms(s): return f"{s * 1000:8.1f}"
 print("== results (wall: mean ± σ, min; cpu: mean user + system; ratios against the baseline's)")
 print(f"{'comparison':37} {'command':30} {'mean ms':>8} {'± σ':>7} {'min ms':>8} {'cpu ms':>8} {'ratio':>7} {'cpu':>7}  goal")
+import os
 for name, title, base, goal in tables:
+    if not os.path.exists(f"{work}/{name}.json"):
+        continue  # core.fsmonitor: not measured with this git
     results = {r["command"]: r for r in json.load(open(f"{work}/{name}.json"))["results"]}
     b = results[base]["mean"]
     cpu = lambda r: r["user"] + r["system"]

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -9,5 +10,11 @@ namespace guard {
 // gave it. Saves each branch the transaction deletes, runs the chained hook
 // with the same input, and returns the exit code git should see.
 int run_hook(const std::vector<std::string>& args);
+
+// The hook's judgement and saves for a deletion of `branches` (short names) that no hook
+// will see, made before git runs: what the hook does in `prepared`. Returns 0, or 1 after
+// saying why a save failed.
+int guard_branch_deletions(const std::filesystem::path& git_dir, const std::filesystem::path& common,
+                           const std::vector<std::string>& branches);
 
 } // namespace guard

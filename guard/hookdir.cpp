@@ -279,4 +279,13 @@ void undo_hook(Installation& ctx, const Record& record)
             (back == path ? "" : " (where " + back.filename().string() + " keeps it)"));
 }
 
+bool guard_hook_runs(const fs::path& dir, const fs::path& root)
+{
+    const std::string name = "reference-transaction";
+    if (is_lefthook_hook(dir / name))
+        return !root.empty() && has_lefthook_job(root);
+    fs::path hook = hook_slot(dir, name);
+    return is_guard_hook(hook, name) && ::access(hook.c_str(), X_OK) == 0;
+}
+
 } // namespace guard

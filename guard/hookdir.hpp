@@ -52,6 +52,11 @@ bool is_guard_hook(const std::filesystem::path& file, const std::string& name);
 // Whether `file` is exactly what this installation would place as hook `name`.
 bool is_current_hook(const std::filesystem::path& file, const std::string& name);
 
+// Whether git, running hooks from `dir` for the worktree at `root` ("" when bare), runs
+// git-guard's reference-transaction hook: ours at its slot and executable, or lefthook's
+// with our job in `root`'s local config. A hook of another installation counts.
+bool guard_hook_runs(const std::filesystem::path& dir, const std::filesystem::path& root);
+
 // Where our hook `name` goes in `dir`: `dir/name`, or `dir/name.legacy` when pre-commit's
 // hook is `dir/name` (pre-commit runs `.legacy` first, and keeps it on reinstall).
 std::filesystem::path hook_slot(const std::filesystem::path& dir, const std::string& name);

@@ -28,6 +28,16 @@ constexpr std::array k_branch = {
 
 std::span<const OptionSpec> branch_options() { return k_branch; }
 
+std::vector<std::string> deleted_branches(const GitCall& call)
+{
+    if (call.words.empty() || call.words[0] != "branch")
+        return {};
+    Arguments a = parse_arguments(call.words, 1, k_branch);
+    if ((!a.has("delete") && !a.has("D")) || a.has("remotes"))
+        return {};
+    return a.operands;
+}
+
 // HEAD's commits that a move to `target` leaves on no ref (reflogs do not count): the
 // branch moves with a reset; a switch leaves the branch where it is, so only a detached
 // HEAD's commits can go. In doubt (git fails), they go.

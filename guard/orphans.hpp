@@ -7,6 +7,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 namespace guard {
 
@@ -24,6 +25,9 @@ void find_overwritten_branch(const GitCall& call, const std::string& branch, con
 
 // branch -f, branch -M|-C (and -m|-c with -f): what the branch put elsewhere held alone.
 Destroyed branch_move(const GitCall& call);
+// The local branches `git branch -d|-D|--delete` names; none for any other form (and for
+// -r, whose deletions are remote-tracking refs).
+std::vector<std::string> deleted_branches(const GitCall& call);
 // git branch's options, as branch_move reads them (and -q with them).
 std::span<const OptionSpec> branch_options();
 

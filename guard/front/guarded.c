@@ -92,10 +92,11 @@ static int forces_submodule(const char* w) // update -f, deinit -f
 {
     return is(w, "-f") || long_option(w, "--force", 4);
 }
-static int forces_branch(const char* w) // -f, -M, -C: a branch put onto another commit
-{
+static int forces_branch(const char* w) // -f, -M, -C: a branch put onto another commit;
+{                                         // -d, -D: the shim's when no hook of ours runs
     return short_option(w, 'f', "u") || short_option(w, 'M', "u") || short_option(w, 'C', "u") ||
-           long_option(w, "--force", 6);
+           long_option(w, "--force", 6) || short_option(w, 'd', "u") || short_option(w, 'D', "u") ||
+           long_option(w, "--delete", 5);
 }
 static int restores_staged(const char* w)
 {
@@ -142,7 +143,7 @@ int is_in_place(const struct Call* call)
     if (is(command, "submodule")) // update --force, deinit --force: the submodules' own work
         return call->nwords > 1 && (is(call->words[1], "update") || is(call->words[1], "deinit")) &&
                option_in(call, forces_submodule);
-    if (is(command, "branch")) // deletions are the hook's
+    if (is(command, "branch")) // deletions are the hook's, unless no hook of ours runs
         return option_in(call, forces_branch);
     if (is(command, "rm")) // without -f git refuses to remove what differs from HEAD
         return option_in(call, removes_forced);

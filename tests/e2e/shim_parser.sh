@@ -182,7 +182,8 @@ for args in "reset --hard" "reset --har" "reset -q --merge HEAD" "reset --keep H
     "cherry-pick --abort" "revert --skip" "am --abort" "branch -f x main" "branch --forc x" \
     "branch -M x y" "branch -C x y" "checkout -B x" "checkout -qB x main" "checkout -q -B other main" "switch -C x" \
     "switch --force-create x main" "submodule update --force" "submodule update -f -- sub" \
-    "submodule deinit -f sub" "submodule deinit --force --all"; do
+    "submodule deinit -f sub" "submodule deinit --force --all" "branch -d x" "branch -D x" \
+    "branch --delete x"; do
     # shellcheck disable=SC2086
     forwarded $args && pass "'git $args' reaches the full binary" ||
         fail "'git $args' went straight to git: what it destroys would not be saved"
@@ -190,9 +191,9 @@ done
 for args in "status" "diff" "log -1" "reset" "reset --soft HEAD" "reset -q HEAD a.txt" \
     "checkout main" "checkout -b new-branch" "restore --staged a.txt" \
     "restore -S a.txt" "clean -n" "clean -fdn" "clean --dry-run -fd" "stash" "stash list" \
-    "switch main" "switch -c x" "worktree list" "branch -D x" "rm a.txt" "rm --cached a.txt" \
+    "switch main" "switch -c x" "worktree list" "rm a.txt" "rm --cached a.txt" \
     "merge main" "merge --continue" "rebase main" "rebase --continue" "cherry-pick main" "am x.patch" \
-    "branch" "branch x" "branch -m x y" "branch -d x" "branch --format=%(refname)" \
+    "branch" "branch x" "branch -m x y" "branch --format=%(refname)" \
     "submodule update" "submodule update --init" "submodule deinit sub" "submodule status"; do
     # shellcheck disable=SC2086
     forwarded $args && fail "'git $args' was forwarded: the fast path is lost" ||

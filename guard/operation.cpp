@@ -33,7 +33,8 @@ std::string ending(const GitCall& call)
 // merge --abort, and rebase, cherry-pick, revert or am --abort or --skip: git throws the
 // operation's progress away (a conflict's resolution, the edits made since it stopped) as
 // `reset --merge` or `--hard` would. Which changes survive is not predicted (DESIGN §0.2):
-// every staged and unstaged change is kept, conflicts with the whole tree.
+// every staged and unstaged change is kept, conflicts with the whole tree, and on --abort
+// the commits the operation made, which only HEAD holds.
 Destroyed operation_end(const GitCall& call)
 {
     std::string end = ending(call);
@@ -52,7 +53,20 @@ Destroyed operation_end(const GitCall& call)
     }
     if (!underway)
         return {};
-    return ask_scope(call, {.worktree = true, .index = true}, call.words[0] + " " + end);
+    Destroyed d = ask_scope(call, {.worktree = true, .index = true}, call.words[0] + " " + end);
+    if (end == "--abort" && call.words[0] != "merge" && !d.head.empty()) {
+        // The abort moves HEAD back to where the operation began: the commits it made
+        // (a conflict resolved and committed, work at a rebase's `edit` stop) are on no
+        // ref but HEAD, and the branch a pick or revert moves goes back too.
+        std::vector<std::string> args{"rev-list", "--max-count=1", d.head, "--not", "--exclude=HEAD"};
+        if (!d.branch.empty())
+            args.push_back("--exclude=refs/heads/" + d.branch);
+        args.emplace_back("--all");
+        auto made = ask_git(call, args);
+        if (made.status != 0 || !made.out.empty())
+            d.left_behind = d.head;
+    }
+    return d;
 }
 
 } // namespace guard

@@ -517,6 +517,18 @@ for op in "rebase other:rebase --abort" "cherry-pick other:cherry-pick --abort" 
     assert_saved "$RESOLVED" "$end: the conflict's resolution in d/e.txt"
 done
 
+section "rebase --abort after new work was committed at an edit stop: that commit is saved"
+twins rebase-abort-edit clean
+for t in "$G" "$P"; do
+    (cd "$t" && GIT_SEQUENCE_EDITOR="sed -i 1s/^pick/edit/" git_real rebase -q -i HEAD~1 >/dev/null 2>&1) &&
+        printf 'new work\n' >"$t/new.txt" && git_real -C "$t" add new.txt &&
+        git_real -C "$t" commit -qm "new work at the edit stop"
+done
+NEW_WORK=$(git_real -C "$G" rev-parse HEAD)
+same_as_git rebase-abort-edit rebase --abort
+one_save_line rebase-abort-edit
+assert_saved "$NEW_WORK" "rebase --abort: the commit made at the edit stop"
+
 # --- stash ------------------------------------------------------------------------------
 
 # stashes DIR: three stash entries, each holding a distinct edit of b.txt.

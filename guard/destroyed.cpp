@@ -10,6 +10,7 @@
 #include "guard/orphans.hpp"
 #include "guard/scope.hpp"
 #include "guard/trailers.hpp"
+#include "guard/worktrees.hpp"
 
 #include <algorithm>
 #include <array>

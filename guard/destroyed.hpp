@@ -2,7 +2,6 @@
 
 #include "guard/gitcall.hpp"
 #include "guard/process.hpp"
-#include "guard/worktrees.hpp" // ask_git
 
 #include <string>
 #include <vector>

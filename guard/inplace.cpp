@@ -13,6 +13,7 @@
 #include "guard/report.hpp"
 #include "guard/scope.hpp"
 #include "guard/snapshot.hpp"
+#include "guard/worktrees.hpp"
 
 #include <spdlog/spdlog.h>
 

@@ -3,6 +3,7 @@
 // `git` child the shim would see.
 #include "guard/operation.hpp"
 
+#include "guard/orphans.hpp"
 #include "guard/plumbing.hpp"
 #include "guard/scope.hpp"
 #include "guard/worktrees.hpp"
@@ -58,12 +59,10 @@ Destroyed operation_end(const GitCall& call)
         // The abort moves HEAD back to where the operation began: the commits it made
         // (a conflict resolved and committed, work at a rebase's `edit` stop) are on no
         // ref but HEAD, and the branch a pick or revert moves goes back too.
-        std::vector<std::string> args{"rev-list", "--max-count=1", d.head, "--not", "--exclude=HEAD"};
+        std::vector<std::string> moved{"HEAD"};
         if (!d.branch.empty())
-            args.push_back("--exclude=refs/heads/" + d.branch);
-        args.emplace_back("--all");
-        auto made = ask_git(call, args);
-        if (made.status != 0 || !made.out.empty())
+            moved.push_back("refs/heads/" + d.branch);
+        if (leaves_behind(call, d.head, std::nullopt, moved))
             d.left_behind = d.head;
     }
     return d;

@@ -5,6 +5,7 @@
 
 #include "guard/arguments.hpp"
 #include "guard/scope.hpp"
+#include "guard/worktrees.hpp"
 
 #include <array>
 
@@ -38,20 +39,30 @@ std::vector<std::string> deleted_branches(const GitCall& call)
     return a.operands;
 }
 
-// HEAD's commits that a move to `target` leaves on no ref (reflogs do not count): the
-// branch moves with a reset; a switch leaves the branch where it is, so only a detached
-// HEAD's commits can go. In doubt (git fails), they go.
+bool leaves_behind(const GitCall& call, const std::string& tip, const std::optional<std::string>& target,
+                   const std::vector<std::string>& moved)
+{
+    std::vector<std::string> args{"rev-list", "--max-count=1", tip, "--not"};
+    if (target)
+        args.push_back(*target);
+    for (const auto& ref : moved)
+        args.push_back("--exclude=" + ref);
+    args.emplace_back("--all");
+    auto r = ask_git(call, args);
+    return r.status != 0 || !r.out.empty();
+}
+
+// HEAD's commits that a move to `target` leaves on no ref: the branch moves with a reset;
+// a switch leaves the branch where it is, so only a detached HEAD's commits can go.
 void find_left_behind(const GitCall& call, const std::optional<std::string>& target,
                       bool moves_branch, Destroyed& d)
 {
     if (!target || d.head.empty() || *target == d.head || (!moves_branch && !d.branch.empty()))
         return;
-    std::vector<std::string> args{"rev-list", "--max-count=1", d.head, "--not", *target, "--exclude=HEAD"};
+    std::vector<std::string> moved{"HEAD"};
     if (!d.branch.empty())
-        args.push_back("--exclude=refs/heads/" + d.branch);
-    args.emplace_back("--all");
-    auto r = ask_git(call, args);
-    if (r.status != 0 || !r.out.empty())
+        moved.push_back("refs/heads/" + d.branch);
+    if (leaves_behind(call, d.head, target, moved))
         d.left_behind = d.head;
 }
 
@@ -62,21 +73,18 @@ void find_left_behind(const GitCall& call, const std::optional<std::string>& tar
 void find_overwritten_branch(const GitCall& call, const std::string& branch, const std::string& start,
                              bool moves_head, Destroyed& d)
 {
+    if (!d.left_behind.empty())
+        return;
     auto tip = resolve(call, "refs/heads/" + branch);
-    if (!tip || !d.left_behind.empty())
+    if (!tip)
         return;
     auto target = resolve(call, start);
     if (target && *target == *tip)
         return;
-    std::vector<std::string> args{"rev-list", "--max-count=1", *tip, "--not"};
-    if (target)
-        args.push_back(*target);
+    std::vector<std::string> moved{"refs/heads/" + branch};
     if (moves_head)
-        args.emplace_back("--exclude=HEAD");
-    args.push_back("--exclude=refs/heads/" + branch);
-    args.emplace_back("--all");
-    auto r = ask_git(call, args);
-    if (r.status != 0 || !r.out.empty()) {
+        moved.emplace_back("HEAD");
+    if (leaves_behind(call, *tip, target, moved)) {
         d.left_behind = *tip;
         d.left_behind_branch = branch;
     }

@@ -11,6 +11,12 @@
 
 namespace guard {
 
+// Whether `tip` has commits that `target` (if any) and every ref but the `moved` ones
+// ("HEAD", "refs/heads/x": the refs the command moves away) leave on no ref; reflogs do
+// not count. In doubt (git fails), it has.
+bool leaves_behind(const GitCall& call, const std::string& tip, const std::optional<std::string>& target,
+                   const std::vector<std::string>& moved);
+
 // HEAD's commits that a move to `target` leaves on no ref: `moves_branch` when the branch
 // moves with HEAD (a reset); otherwise only a detached HEAD's commits can go. Sets
 // `d.left_behind` to HEAD when there is one, or when git cannot say.

@@ -5,6 +5,7 @@
 
 #include "guard/error.hpp"
 #include "guard/pattern.hpp"
+#include "guard/worktrees.hpp"
 
 #include <array>
 #include <optional>

@@ -64,6 +64,13 @@ assert_eq "" "$(stranded "$REPO" let-go)" "a deletion with the hooks turned off 
 unpushed "$REPO" let-go-env >/dev/null
 run_cmd env GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.hooksPath GIT_CONFIG_VALUE_0=/dev/null git branch -D let-go-env
 assert_eq "" "$(stranded "$REPO" let-go-env)" "a deletion with the hooks turned off in git's config environment was saved"
+unpushed "$REPO" let-go-params >/dev/null
+run_cmd env "GIT_CONFIG_PARAMETERS='core.hooksPath'='/dev/null'" git branch -D let-go-params
+assert_eq "" "$(stranded "$REPO" let-go-params)" "a deletion with the hooks turned off by a parent git's -c was saved"
+unpushed "$REPO" let-go-config-env >/dev/null
+run_cmd env HP=/dev/null git --config-env=core.hooksPath=HP branch -D let-go-config-env
+assert_no_ref "$REPO" refs/heads/let-go-config-env "git did not delete the branch (--config-env)"
+assert_eq "" "$(stranded "$REPO" let-go-config-env)" "a deletion with the hooks turned off by --config-env was saved"
 git_real -C "$REPO" config --unset core.hooksPath
 
 section "another tool's reference-transaction hook in place of ours: the shim saves, theirs still runs"

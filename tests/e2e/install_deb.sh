@@ -6,8 +6,7 @@ source "$(dirname "$0")/lib.sh"
 
 build=$(cd "$GUARD_BIN_DIR/.." && pwd)
 if [ "$(id -u)" -ne 0 ]; then
-    echo "SKIP: dpkg -i needs root"
-    finish
+    skip "dpkg -i needs root"
 fi
 
 section "cpack -G DEB"

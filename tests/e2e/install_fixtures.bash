@@ -213,8 +213,7 @@ tool_path() {
 
 # skip_tool NAME: the suite ends here, passing, and says why.
 skip_tool() {
-    echo "SKIP: $1 is not installed (tests/run.sh installs it; npm or apt could not)"
-    finish
+    skip "$1 is not installed (tests/run.sh installs it; npm or apt could not)"
 }
 
 # unpublished_branch REPO NAME: branch NAME with one commit no other ref holds; prints its tip.

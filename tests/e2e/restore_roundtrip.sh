@@ -32,8 +32,7 @@ run_cmd git -C "$R" worktree remove --force "$WT"
 assert_eq 0 "$RC" "worktree remove --force through the shim exits 0 ($ERR)"
 REF=$(save_of wt)
 if [ -z "$REF" ] || ! git_real -C "$R" log -1 --format='%(trailers:key=Stranded-Layout,valueonly)' "$REF" | grep -qx 2; then
-    echo "SKIP: needs layout-2 saves from the engine (the save ${REF:-<none>} has no Stranded-Layout: 2 trailer)"
-    finish
+    skip "needs layout-2 saves from the engine (the save ${REF:-<none>} has no Stranded-Layout: 2 trailer)"
 fi
 run_cmd git guard -C "$R" restore "$REF"
 assert_eq 0 "$RC" "restore exits 0 ($ERR)"

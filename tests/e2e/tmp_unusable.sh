@@ -10,9 +10,8 @@ TMPDIR=/var/tmp
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 if ! unshare -m sh -c 'mount -t tmpfs -o ro,size=64k tmpfs /tmp' 2>/dev/null; then
-    echo "SKIP: this machine cannot make a private read-only /tmp (unshare -m and mount need root" \
+    skip "this machine cannot make a private read-only /tmp (unshare -m and mount need root" \
         "and a kernel that allows mount namespaces); nothing was checked"
-    finish
 fi
 
 # The build may live under /tmp too (CI clones there): the binaries the checks run are

@@ -1,7 +1,7 @@
 // git guard doctor: every check runs, whatever failed before it, so one run names every
 // problem. The checks read; they never repair (the fix is printed instead).
 #include "guard/doctor.hpp"
-#include "guard/shim.hpp"
+#include "guard/execmirror.hpp"
 
 #include "guard/error.hpp"
 #include "guard/install.hpp"

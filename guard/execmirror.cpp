@@ -1,7 +1,7 @@
 // exec_path_intact: `git guard doctor`'s check of the exec-path mirror the front end
 // keeps for git's own children (front/execpath.h). The front end builds the mirror; this
 // only asks it where the mirror is and checks it against git's real exec path.
-#include "guard/shim.hpp"
+#include "guard/execmirror.hpp"
 
 #include "guard/process.hpp"
 

@@ -5,7 +5,6 @@
 #include "guard/json.hpp"
 #include "guard/process.hpp"
 #include "guard/repo.hpp"
-#include "guard/snapshot.hpp"
 #include "guard/work.hpp"
 
 #include <spdlog/spdlog.h>

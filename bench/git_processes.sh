@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# How many git processes a guarded command starts (STYLE.md "one door to child processes",
+# issue 17's targets), next to the same command with plain git. Counted from git's own
+# trace: every git process that starts writes one "start" event to GIT_TRACE2_EVENT, so the
+# count includes the real git that finally runs the command and every git the guard or git
+# itself starts on the way. Runs on the installed layout (git guard install, the shim
+# first on PATH), in a small repository with a bare origin, each case built afresh:
+#   worktree remove --force, dirty   a linked tree with an edit, a staged file, an untracked file
+#   branch -D, one unpushed branch   one commit no other ref holds
+#   reset --hard, dirty / clean      the main tree with 3 edited files, then with none
+#   checkout -- <file>, dirty / clean
+# Prints a table; never asserts.
+#
+# Usage: bench/git_processes.sh [--prefix DIR]
+#   --prefix DIR  an installed git-guard (cmake --install build --prefix DIR); default: installs
+#                 build/ into a temporary prefix first
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+prefix=""
+while (($#)); do
+    case $1 in
+    --prefix) prefix=${2:?--prefix needs a directory}; shift 2 ;;
+    -h | --help) sed -n '2,/^set -e/{/^set -e/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
+    *) echo "git_processes: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+    esac
+done
+real_git=$(command -v git)
+work=$(mktemp -d "${TMPDIR:-/tmp}/git-guard-processes.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+if [[ -z $prefix ]]; then
+    prefix=$work/prefix
+    cmake --install "$root/build" --prefix "$prefix" >/dev/null
+fi
+[[ -x $prefix/bin/git-guard ]] || { echo "git_processes: no bin/git-guard under $prefix" >&2; exit 2; }
+
+export HOME=$work/home GIT_CONFIG_NOSYSTEM=1 LC_ALL=C
+export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com
+export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.com
+mkdir -p "$HOME"
+git() { "$real_git" "$@"; }
+git config --global init.defaultBranch main
+git config --global gc.auto 0
+git config --global maintenance.auto false
+
+# fresh NAME GUARDED: a clone of a one-commit origin in $work/NAME, guarded when GUARDED=1.
+fresh() {
+    local dir=$work/$1
+    rm -rf "$dir" "$dir.origin" "$dir.wt"
+    git init -q --bare "$dir.origin"
+    git clone -q "$dir.origin" "$dir" 2>/dev/null
+    for f in a b c d; do echo "$f" >"$dir/$f.txt"; done
+    git -C "$dir" add . && git -C "$dir" commit -qm init && git -C "$dir" push -q origin main
+    if [[ $2 == 1 ]]; then
+        (cd "$dir" && PATH=$prefix/bin:$PATH git-guard install --shim-dir "$work/shim" >/dev/null)
+    fi
+}
+
+# count GUARDED CMD...: the git processes `CMD` starts (run in the case's repository).
+count() {
+    local guarded=$1 trace=$work/trace path=$PATH
+    shift
+    rm -f "$trace"
+    [[ $guarded == 1 ]] && path=$work/shim:$prefix/bin:$PATH # install's shim first, as a user has it
+    (cd "$work/case" && PATH=$path GIT_TRACE2_EVENT=$trace "$@" >/dev/null 2>&1) || true
+    grep -c '"event":"start"' "$trace" 2>/dev/null || echo 0
+}
+
+prepare() { # CASE: the state each case starts from, in $work/case
+    case $1 in
+    remove)
+        git -C "$work/case" worktree add -q "$work/case.wt" -b wt 2>/dev/null
+        echo edit >>"$work/case.wt/a.txt"
+        echo staged >"$work/case.wt/s.txt" && git -C "$work/case.wt" add s.txt
+        echo untracked >"$work/case.wt/u.txt" ;;
+    branch)
+        git -C "$work/case" checkout -q -b doomed
+        echo x >>"$work/case/a.txt" && git -C "$work/case" commit -qam unpushed
+        git -C "$work/case" checkout -q main ;;
+    dirty) for f in a b c; do echo edit >>"$work/case/$f.txt"; done ;;
+    clean) ;;
+    esac
+}
+
+row() { # LABEL CASE CMD...: plain git's count, then the guarded one
+    local label=$1 kind=$2 plain guarded
+    shift 2
+    fresh case 0 && prepare "$kind" && plain=$(count 0 "$@")
+    fresh case 1 && prepare "$kind" && guarded=$(count 1 "$@")
+    printf '%-36s %6s %8s\n' "$label" "$plain" "$guarded"
+}
+
+echo "git: $("$real_git" --version); git-guard: $prefix"
+printf '%-36s %6s %8s\n' "command" "git" "guarded"
+row "worktree remove --force, dirty" remove git worktree remove --force "$work/case.wt"
+row "branch -D, one unpushed branch" branch git branch -D doomed
+row "reset --hard, dirty tree" dirty git reset --hard
+row "reset --hard, clean tree" clean git reset --hard
+row "checkout -- <file>, dirty" dirty git checkout -- a.txt
+row "checkout -- <file>, clean" clean git checkout -- a.txt

@@ -20,6 +20,7 @@
 set -euo pipefail
 
 start_dir=$PWD
+given=("$@")
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 
 if [ "$(id -u)" -eq 0 ]; then
@@ -49,7 +50,7 @@ say() { printf '\ninstall.sh: %s\n' "$*"; }
 # Before anything is built: /usr/bin/git and dpkg's diversions belong to root.
 if [ -n "$system" ] && [ "$(id -u)" -ne 0 ]; then
     echo "install.sh: --system must run as root: it makes /usr/bin/git the shim for every user" >&2
-    echo "  (dpkg-divert keeps the distribution's git); run: sudo $0 --system $*" >&2
+    echo "  (dpkg-divert keeps the distribution's git); run: sudo $0 ${given[*]}" >&2
     exit 1
 fi
 

@@ -61,20 +61,15 @@ hyperfine -N ${HYPERFINE_OPTS:---warmup 20 --runs 300} --export-csv "$work/times
 
 # Ratios: the shim against the static wrapper (what the shim itself adds) and against git.
 awk -F, '
-    NR > 1 { split($1, w, " "); kind = w[1]; sub(/^[^ ]+ /, "", $1)
-             wall[kind, $1] = $4 * 1000; cpu[kind, $1] = ($5 + $6) * 1000; names[$1] = 1
-             if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 } }
-    END {
-        printf "%-22s %8s %8s %8s %9s %10s %10s %11s\n", "median wall ms", "distrib", "wrap",
-               "shim", "shim-path", "shim/wrap", "path/wrap", "shim/distrib"
+    NR > 1 { kind = $1; sub(/ .*/, "", kind); name = $1; sub(/^[^ ]+ /, "", name)
+             wall[kind, name] = $4 * 1000; cpu[kind, name] = ($5 + $6) * 1000
+             if (!(name in seen)) { seen[name] = 1; order[++n] = name } }
+    function table(label, t,    i, c) {
+        printf "%-22s %8s %8s %8s %9s %10s %10s %11s\n", label, "distrib", "wrap", "shim",
+               "shim-path", "shim/wrap", "path/wrap", "shim/distrib"
         for (i = 1; i <= n; ++i) { c = order[i]
-            printf "%-22s %8.3f %8.3f %8.3f %9.3f %9.2fx %9.2fx %10.2fx\n", c, wall["distrib", c],
-                   wall["wrap", c], wall["shim", c], wall["shim-path", c], wall["shim", c] / wall["wrap", c],
-                   wall["shim-path", c] / wall["wrap", c], wall["shim", c] / wall["distrib", c] }
-        printf "\n%-22s %8s %8s %8s %9s %10s %10s %11s\n", "mean cpu ms", "distrib", "wrap",
-               "shim", "shim-path", "shim/wrap", "path/wrap", "shim/distrib"
-        for (i = 1; i <= n; ++i) { c = order[i]
-            printf "%-22s %8.3f %8.3f %8.3f %9.3f %9.2fx %9.2fx %10.2fx\n", c, cpu["distrib", c],
-                   cpu["wrap", c], cpu["shim", c], cpu["shim-path", c], cpu["shim", c] / cpu["wrap", c],
-                   cpu["shim-path", c] / cpu["wrap", c], cpu["shim", c] / cpu["distrib", c] }
-    }' "$work/times.csv"
+            printf "%-22s %8.3f %8.3f %8.3f %9.3f %9.2fx %9.2fx %10.2fx\n", c, t["distrib", c],
+                   t["wrap", c], t["shim", c], t["shim-path", c], t["shim", c] / t["wrap", c],
+                   t["shim-path", c] / t["wrap", c], t["shim", c] / t["distrib", c] }
+    }
+    END { table("median wall ms", wall); print ""; table("mean cpu ms", cpu) }' "$work/times.csv"

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# installer/install.sh --system from a clean clone, with its defaults (/usr/local): as a
-# non-root user it refuses before building; as root it builds, installs, makes /usr/bin/git
-# the shim, guards the repository and runs doctor; an absolute-path removal then saves, and
-# `git guard uninstall --system` restores the distribution's git byte for byte. All of it in
-# a private mount namespace (system_namespace.bash), /usr/local included.
+# installer/install.sh --system with its defaults (/usr/local): as a non-root user it
+# refuses before building; as root it installs, makes /usr/bin/git the shim, guards the
+# repository and runs doctor; an absolute-path removal then saves, and `git guard uninstall
+# --system` restores the distribution's git byte for byte. All of it in a private mount
+# namespace (system_namespace.bash), /usr/local included. It builds in this test's own build
+# directory (GUARD_BUILD_DIR), which is up to date: install_sh covers the clean-clone build.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/system_namespace.bash"
 
@@ -45,9 +46,9 @@ inside() {
 
 if [ "${1:-}" = --inside ]; then
     system_ns_enter
-    src=$GUARD_SRC
     original=$(distrib_state /usr/bin/git)
     diversions=$(dpkg-divert --list | LC_ALL=C sort)
+    src=$GUARD_SOURCE_DIR
     if [ -z "${GUARD_TEST_GIT:-}" ]; then # a copy: /usr/bin/git becomes the shim below
         mkdir -p "$TEST_ROOT/git" && cp -p /usr/bin/git "$TEST_ROOT/git/git" && REAL_GIT=$TEST_ROOT/git/git
     fi
@@ -60,10 +61,7 @@ fi
 
 system_ns_require
 chmod 755 "$TEST_ROOT"
-git_real clone -q "$GUARD_SOURCE_DIR" "$TEST_ROOT/src"
-# Paths relative to the test root: a second run's compilations are ccache hits.
-export CCACHE_BASEDIR=$TEST_ROOT
 system_ns_before
-system_ns_run "$0" GUARD_SRC="$TEST_ROOT/src" GUARD_BUILD="$TEST_ROOT/build"
+system_ns_run "$0" GUARD_BUILD="$(cd "$GUARD_BIN_DIR/.." && pwd)"
 system_ns_after
 finish

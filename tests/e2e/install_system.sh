@@ -43,6 +43,13 @@ inside_install() {
     assert_eq "$version" "$(env -i /usr/bin/git --version)" "git --version is the distribution's"
     assert_eq "$exec_path" "$(env -i /usr/bin/git --exec-path)" "git --exec-path is git's own under env -i"
     assert_eq "$exec_path" "$(env -i PATH=/usr/bin:/bin git --exec-path)" "and with cron's PATH"
+    mkdir -m 777 "$TEST_ROOT/nobody"
+    local nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups env -i HOME="$TEST_ROOT/nobody")
+    assert_eq "$version" "$("${nobody[@]}" /usr/bin/git --version 2>&1)" "another user's /usr/bin/git runs the distribution's git"
+    assert_eq "$exec_path" "$("${nobody[@]}" /usr/bin/git --exec-path 2>&1)" "and its git --exec-path is git's own"
+    assert_eq "$prefix/libexec/git-guard/git-guard-shim" \
+        "$("${nobody[@]}" /usr/bin/git -c alias.who='!readlink -f "$(command -v git)"' who 2>&1)" \
+        "git's own children (a shell alias) reach the shim through that user's exec-path mirror"
     assert_file_exists /etc/profile.d/git-guard.sh "login shells get /etc/profile.d/git-guard.sh"
     assert_eq "$prefix/lib/git-guard/login/git" \
         "$(env -i HOME="$HOME" bash -lc 'command -v git')" "a login shell's git is the shim, first on PATH"

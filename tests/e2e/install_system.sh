@@ -112,8 +112,8 @@ inside_broken() {
 
 inside_uninstall() {
     section "uninstall --system restores the distribution's git byte for byte"
-    run_cmd "$guard" uninstall --system
-    assert_eq 0 "$RC" "uninstall --system succeeds: $ERR"
+    run_cmd env PATH="/usr/bin:/bin:$prefix/bin" git guard uninstall --system
+    assert_eq 0 "$RC" "git guard uninstall --system, run through the shim itself, succeeds: $ERR"
     assert_eq "$original" "$(distrib_state /usr/bin/git)" "/usr/bin/git is the distribution's git again, byte for byte"
     assert_eq "" "$(dpkg-divert --listpackage /usr/bin/git)" "the diversion is gone"
     assert_eq "$diversions" "$(dpkg-divert --list | LC_ALL=C sort)" "dpkg-divert --list is as before the install"

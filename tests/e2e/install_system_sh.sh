@@ -20,7 +20,9 @@ inside() {
     assert_no_file "$TEST_ROOT/nobody-build" "before building anything"
 
     section "install.sh --system as root"
-    run_cmd bash "$src/installer/install.sh" --system "$repo"
+    # sudo's secure_path: a git that GUARD_TEST_GIT put first is not the shim, and doctor says so.
+    run_cmd env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+        bash "$src/installer/install.sh" --system "$repo"
     assert_eq 0 "$RC" "install.sh --system succeeds"
     [ "$RC" -eq 0 ] || printf '%s\n%s\n' "$OUT" "$ERR" | tail -30 | sed 's/^/       /'
     assert_contains "$OUT" "install.sh: 3/5 install: --system" "it reports the system install step"

@@ -36,4 +36,11 @@ else()
   string(APPEND CPACK_DEBIAN_PACKAGE_DEPENDS
          ", libgit2-1.5, libspdlog1.10, libfmt9, libboost-program-options1.74.0")
 endif()
+# The system install is offered, never made by default (docs/install.md, "The .deb"):
+# postinst makes it when /etc/default/git-guard says SYSTEM_INSTALL=yes; prerm undoes one
+# that uses this package's shim, so that /usr/bin/git never names a removed file.
+set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA
+    ${CMAKE_SOURCE_DIR}/installer/deb/postinst ${CMAKE_SOURCE_DIR}/installer/deb/prerm
+    ${CMAKE_SOURCE_DIR}/installer/deb/postrm)
+set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION TRUE)
 include(CPack)

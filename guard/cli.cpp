@@ -8,6 +8,7 @@
 #include "guard/json.hpp"
 #include "guard/log.hpp"
 #include "guard/repo.hpp"
+#include "guard/system_install.hpp"
 #include "guard/version.hpp"
 
 #include <spdlog/spdlog.h>
@@ -69,13 +70,19 @@ int print_report(const InstallReport& report)
 
 int run_install(const Invocation& inv)
 {
-    po::options_description options("git guard install [--shim-dir DIR] [--lock-worktrees] [--force]");
-    options.add_options()("shim-dir", po::value<std::string>(), "where to link the git shim")(
+    po::options_description options("git guard install [--shim-dir DIR] [--lock-worktrees] [--force] | --system");
+    options.add_options()("system", "as root: divert /usr/bin/git and put the shim there, for every caller")(
+        "shim-dir", po::value<std::string>(), "where to link the git shim")(
         "lock-worktrees", "lock every worktree so a git that bypasses the shim refuses to remove it")(
         "force", "write into a global core.hooksPath; accept git older than 2.38");
     auto vm = parse(inv, options, {});
     if (wants_help(vm, options))
         return 0;
+    if (vm.count("system") && vm.size() > 1)
+        throw UsageError("--system takes no other option: it guards the machine's /usr/bin/git; "
+                         "run 'git guard install' in a repository to guard it");
+    if (vm.count("system"))
+        return print_report(install_system());
     InstallOptions opts;
     if (vm.count("shim-dir"))
         opts.shim_dir = absolute_path(inv.cwd / vm["shim-dir"].as<std::string>());
@@ -86,10 +93,13 @@ int run_install(const Invocation& inv)
 
 int run_uninstall(const Invocation& inv)
 {
-    po::options_description options("git guard uninstall");
+    po::options_description options("git guard uninstall [--system]");
+    options.add_options()("system", "as root: restore the distribution's /usr/bin/git, remove the diversion");
     auto vm = parse(inv, options, {});
     if (wants_help(vm, options))
         return 0;
+    if (vm.count("system"))
+        return print_report(uninstall_system());
     return print_report(uninstall(inv.cwd));
 }
 

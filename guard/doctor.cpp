@@ -8,6 +8,7 @@
 #include "guard/managers.hpp"
 #include "guard/process.hpp"
 #include "guard/repo.hpp"
+#include "guard/system_install.hpp"
 #include "guard/version.hpp"
 #include "guard/work.hpp"
 
@@ -370,6 +371,7 @@ std::vector<Check> diagnose(const fs::path& start)
     std::vector<Check> checks{version_check()};
     std::string git;
     checks.push_back(real_git_check(git));
+    checks.push_back(system_install_check());
     auto site = repository_check(checks, start);
     if (!site) {
         checks.push_back(limits_check(false));

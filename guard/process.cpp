@@ -218,13 +218,17 @@ std::string find_real_git()
         candidate = (candidate.empty() ? "." : candidate) + "/git";
         start = end + 1;
         struct stat st {};
-        if (::stat(candidate.c_str(), &st) != 0 || !S_ISREG(st.st_mode) ||
-            ::access(candidate.c_str(), X_OK) != 0)
-            continue;
-        bool is_shim = have_shim && st.st_dev == shim.st_dev && st.st_ino == shim.st_ino;
-        bool is_self = st.st_dev == self.st_dev && st.st_ino == self.st_ino;
-        if (!is_shim && !is_self)
+        bool found = ::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+                     ::access(candidate.c_str(), X_OK) == 0;
+        bool is_shim = found && have_shim && st.st_dev == shim.st_dev && st.st_ino == shim.st_ino;
+        bool is_self = found && st.st_dev == self.st_dev && st.st_ino == self.st_ino;
+        if (found && !is_shim && !is_self)
             return candidate;
+        // A system install's /usr/bin/git is the shim (or, broken, missing); the distribution's
+        // git is beside it (docs/install.md, "System install").
+        if (std::string diverted = candidate + ".distrib";
+            ::stat(diverted.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(diverted.c_str(), X_OK) == 0)
+            return diverted;
     }
     throw Error("no real git found on PATH (only the git-guard shim); set GIT_GUARD_REAL_GIT");
 }

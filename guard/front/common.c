@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -51,6 +52,16 @@ const char* base_name(const char* path)
 {
     const char* slash = strrchr(path, '/');
     return slash ? slash + 1 : path;
+}
+
+int diverted_git(const char* git_path, char* out, size_t size)
+{
+    struct stat st;
+    int n = snprintf(out, size, "%s.distrib", git_path);
+    return n > 0 && (size_t)n < size && stat(out, &st) == 0 && S_ISREG(st.st_mode) &&
+                   access(out, X_OK) == 0
+               ? 0
+               : -1;
 }
 
 int next_in_path(const char** cursor, const char* name, char* out, size_t size)

@@ -60,6 +60,11 @@ int next_in_path(const char** cursor, const char* name, char* out, size_t size);
 // The last path component of `path`.
 const char* base_name(const char* path);
 
+// The git a system install (`git guard install --system`) moved aside with dpkg-divert
+// before putting the shim at `git_path`: `git_path`.distrib, when that is an executable
+// file (docs/install.md, "System install"). Writes it into `out`; returns 0, or -1.
+int diverted_git(const char* git_path, char* out, size_t size);
+
 // Starts `argv` (argv[0] is a path) with `in_fd` (when >= 0) as its stdin and
 // `out_fd` (when >= 0) as its stdout; `quiet` sends its stderr to /dev/null.
 // Returns the pid, or -1 with errno set to why exec failed (the child is reaped).

@@ -37,7 +37,9 @@ static int is_other_shim(const char* candidate)
 
 // $GIT_GUARD_REAL_GIT, else the first executable `git` on PATH that is not this
 // shim, compared by file identity so that any number of shim dirs on PATH is fine.
-static const char* find_real_git(void)
+// A shim that took a git's place (the system install's /usr/bin/git) stands for the git
+// diverted beside it, also when called by that path, whatever PATH holds.
+static const char* find_real_git(const char* argv0)
 {
     struct stat self, st;
     int have_self = stat("/proc/self/exe", &self) == 0;
@@ -46,13 +48,19 @@ static const char* find_real_git(void)
         return snprintf(s_real_git, sizeof s_real_git, "%s", forced) < (int)sizeof s_real_git
                    ? s_real_git
                    : NULL;
+    char diverted[k_path_max];
+    if (strchr(argv0, '/') && diverted_git(argv0, diverted, sizeof diverted) == 0)
+        return strcpy(s_real_git, diverted);
     const char* cursor = getenv("PATH");
     if (!cursor)
         cursor = "/bin:/usr/bin"; // execvp's default
     while (next_in_path(&cursor, "git", s_real_git, sizeof s_real_git))
-        if (stat(s_real_git, &st) == 0 && S_ISREG(st.st_mode) && access(s_real_git, X_OK) == 0 &&
-            !(have_self && same_file(&st, &self)) && !is_other_shim(s_real_git))
-            return s_real_git;
+        if (stat(s_real_git, &st) == 0 && S_ISREG(st.st_mode) && access(s_real_git, X_OK) == 0) {
+            if (!(have_self && same_file(&st, &self)) && !is_other_shim(s_real_git))
+                return s_real_git;
+            if (diverted_git(s_real_git, diverted, sizeof diverted) == 0)
+                return strcpy(s_real_git, diverted);
+        }
     return NULL;
 }
 
@@ -270,15 +278,27 @@ static int print_mirror(void)
     return 0;
 }
 
+static int run_real_git(char** argv)
+{
+    execv(s_real_git, argv);
+    int why = errno;
+    fprintf(stderr, "git-guard: cannot run %s: %s\n", s_real_git, strerror(why));
+    return why == ENOENT ? 127 : 126;
+}
+
 int main(int argc, char** argv)
 {
     open_std_fds();
     if (wants_guard_version(argc, argv, "git-guard-shim"))
         return 0;
-    if (!find_real_git()) {
+    if (!find_real_git(argv[0])) {
         fputs("git-guard: no real git found on PATH (only the git-guard shim)\n", stderr);
         return 127;
     }
+    // git-upload-pack, git-receive-pack and git-upload-archive in /usr/bin are links to
+    // `git`, so after a system install they reach the shim: git's own entries, passed on.
+    if (strncmp(base_name(argv[0]), "git-", 4) == 0 && strcmp(base_name(argv[0]), "git-guard-shim") != 0)
+        return run_real_git(argv);
     if (argc == 2 && strcmp(argv[1], "--guard-exec-path") == 0 &&
         strcmp(base_name(argv[0]), "git-guard-shim") == 0)
         return print_mirror();
@@ -300,8 +320,5 @@ int main(int argc, char** argv)
         if (enabled != 0)
             return forward(argc, argv, &call, enabled);
     }
-    execv(s_real_git, argv);
-    int why = errno;
-    fprintf(stderr, "git-guard: cannot run %s: %s\n", s_real_git, strerror(why));
-    return why == ENOENT ? 127 : 126;
+    return run_real_git(argv);
 }

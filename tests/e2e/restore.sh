@@ -7,9 +7,7 @@ source "$(dirname "$0")/restore_fixture.bash"
 PATH=$GUARD_BIN_DIR:$PATH
 
 R=$TEST_ROOT/repo
-new_repo "$R"
-base_files "$R"
-git_real -C "$R" config guard.enabled true
+base_repo "$R"
 
 section "round trip: every kind of change, back at the same path"
 WT=$TEST_ROOT/wt

@@ -137,3 +137,10 @@ base_files() {
     git_real -C "$r" add a.txt b.txt c.txt gone.txt d.sh
     git_real -C "$r" commit -q -m "base files"
 }
+
+# base_repo REPO: a guarded repository holding the commit work_tree_with_everything expects.
+base_repo() {
+    new_repo "$1"
+    base_files "$1"
+    git_real -C "$1" config guard.enabled true
+}

@@ -10,9 +10,7 @@ source "$(dirname "$0")/restore_fixture.bash"
 PATH=$GUARD_BIN_DIR:$PATH
 
 R=$TEST_ROOT/repo
-new_repo "$R"
-base_files "$R"
-git_real -C "$R" config guard.enabled true
+base_repo "$R"
 HEAD=$(git_real -C "$R" rev-parse HEAD)
 
 # fingerprint DIR: every path under DIR (its .git too) with its type, mode and bytes.
@@ -84,21 +82,21 @@ refused "../victim" "$REF" "$TEST_ROOT/victim" "$TEST_ROOT/target" "../victim"
 section "a nested repository at an absolute path is refused"
 victim "$TEST_ROOT/abs-victim"
 REF=$(hostile_save absolute "$TREE" "$(nested_trailers "$TEST_ROOT/abs-victim")")
-refused "absolute" "$REF" "$TEST_ROOT/abs-victim" "$TEST_ROOT/target" "$TEST_ROOT/abs-victim"
+refused "absolute" "$REF" "$TEST_ROOT/abs-victim" "$TEST_ROOT/target-abs" "$TEST_ROOT/abs-victim"
 
 section "a nested repository under a symbolic link the save writes is refused"
 victim "$TEST_ROOT/link-victim"
 LINK=$(printf '%s' "$TEST_ROOT/link-victim" | git_real -C "$R" hash-object -w --stdin)
 LTREE=$( (git_real -C "$R" ls-tree "$TREE"; printf '120000 blob %s\tout\n' "$LINK") | git_real -C "$R" mktree)
 REF=$(hostile_save symlinked "$LTREE" "$(nested_trailers out/sub)")
-refused "symlinked" "$REF" "$TEST_ROOT/link-victim" "$TEST_ROOT/target" "out/sub"
+refused "symlinked" "$REF" "$TEST_ROOT/link-victim" "$TEST_ROOT/target-link" "out/sub"
 
 section "a nested repository inside git's own directory is refused"
 REF=$(hostile_save dotgit "$TREE" "$(nested_trailers .git/hooks)")
-run_cmd git guard -C "$R" restore "$REF" "$TEST_ROOT/target"
+run_cmd git guard -C "$R" restore "$REF" "$TEST_ROOT/target-git"
 assert_eq 1 "$RC" "a nested path in .git is refused ($ERR)"
 assert_contains "$ERR" ".git/hooks" "the refusal does not name the .git path"
-assert_no_file "$TEST_ROOT/target" "the refused restore left its target behind"
+assert_no_file "$TEST_ROOT/target-git" "the refused restore left its target behind"
 
 section "a branch name git would read as an option is refused"
 C=$(git_real -C "$R" commit-tree "$TREE" -p "$HEAD" -m "planted")
@@ -121,11 +119,11 @@ Stranded-Head: unborn
 Stranded-Reason: worktree remove")
 git_real -C "$R" update-ref refs/heads/stranded/badbranch/20240101T000000.000Z "$BAD" ""
 CONFIG=$(cat "$R/.git/config")
-run_cmd git guard -C "$R" restore stranded/badbranch/20240101T000000.000Z "$TEST_ROOT/target"
+run_cmd git guard -C "$R" restore stranded/badbranch/20240101T000000.000Z "$TEST_ROOT/target-branch"
 assert_eq 1 "$RC" "the branch ../../config is refused ($ERR)"
 assert_contains "$ERR" "../../config" "the refusal does not name the branch"
 assert_eq "$CONFIG" "$(cat "$R/.git/config")" "the refused restore changed the repository's config"
-assert_no_file "$TEST_ROOT/target" "the refused restore left its target behind"
+assert_no_file "$TEST_ROOT/target-branch" "the refused restore left its target behind"
 
 section "a save from elsewhere goes only where it is told"
 git_real -C "$R" worktree add -q --detach "$TEST_ROOT/wt"

@@ -3,6 +3,7 @@
 
 
 #include "guard/backup.hpp"
+#include "guard/bundles.hpp"
 #include "guard/contents.hpp"
 #include "guard/doctor.hpp"
 #include "guard/error.hpp"
@@ -90,6 +91,8 @@ int run_show(const Invocation& inv)
         return 0;
     Save save = find_save(inv.cwd, vm["ref"].as<std::string>());
     fs::path common = common_dir_of(inv.cwd);
+    if (!save.bundle.empty())
+        load_bundle(common, save); // its commits may be in no object store yet
     SaveLayout layout = read_layout(common, save.commit);
     SaveContents contents = save_contents(common, layout);
     if (vm.count("json"))

@@ -6,6 +6,7 @@
 #include "guard/error.hpp"
 #include "guard/install.hpp"
 #include "guard/managers.hpp"
+#include "guard/privacy.hpp"
 #include "guard/process.hpp"
 #include "guard/repo.hpp"
 #include "guard/system_install.hpp"
@@ -334,6 +335,14 @@ void worktree_checks(std::vector<Check>& checks, const Patient& p)
             passed("worktree", tree.path.string() + ": " + tree_state(tree, p.settings)));
 }
 
+// Whose install this is, which saves the repository serves, and how many saves there are.
+void records_checks(std::vector<Check>& checks, const Patient& p)
+{
+    checks.push_back(manifest_check(p.common));
+    checks.push_back(served_check(p.git, p.common));
+    checks.push_back(saves_check(p.common));
+}
+
 void limits_checks(std::vector<Check>& checks, const Patient& p)
 {
     checks.push_back(limits_check(p.settings.lock_worktrees));
@@ -343,7 +352,7 @@ void limits_checks(std::vector<Check>& checks, const Patient& p)
 // (such as the shim's exec-path set-up) is one more entry.
 constexpr RepoCheck k_repo_checks[] = {shim_checks,    enabled_checks, repo_hook_checks,
                                        gc_checks,      exec_path_checks, dir_checks,
-                                       worktree_checks, limits_checks};
+                                       worktree_checks, records_checks, limits_checks};
 
 // Whether git itself reads the repository around `start` (a format this git lacks, such
 // as reftable before 2.45, is the one failure); rethrows "not in a repository".

@@ -5,6 +5,7 @@
 #include "guard/hook.hpp"
 
 #include "guard/bounded.hpp"
+#include "guard/bundles.hpp"
 #include "guard/history.hpp"
 #include "guard/journal.hpp"
 #include "guard/transaction.hpp"
@@ -188,6 +189,8 @@ bool keep_in_bundle(const fs::path& git_dir, const fs::path& common,
                          v->deletion.ref.c_str(), file.c_str());
             return false;
         }
+    for (const auto* v : kept)
+        journal_bundle_save(common, file, v->deletion.ref, v->deletion.old_oid); // a save like any other
     for (const auto* v : kept)
         std::fprintf(stderr, "git-guard: kept %s in %s (recover: git fetch %s %s:%s)\n",
                      v->deletion.ref.c_str(), file.c_str(), shell_quote(file.string()).c_str(),

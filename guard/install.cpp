@@ -7,6 +7,7 @@
 
 #include "guard/error.hpp"
 #include "guard/managers.hpp"
+#include "guard/privacy.hpp"
 #include "guard/shimlink.hpp"
 #include "guard/process.hpp"
 #include "guard/repo.hpp"
@@ -121,6 +122,8 @@ void restore_config(Installation& ctx)
         return ctx.say("restored the repository config byte for byte");
     auto records = ctx.manifest.records();
     for (auto r = records.rbegin(); r != records.rend(); ++r) {
+        if ((*r)[0] == "config-add")
+            undo_config_add(ctx, *r);
         if ((*r)[0] != "config")
             continue;
         if ((*r)[2] == "set")
@@ -132,6 +135,21 @@ void restore_config(Installation& ctx)
     if (git_in(ctx, {"config", "--local", "--get-regexp", "^guard\\."}).out.empty())
         git_in(ctx, {"config", "--local", "--remove-section", "guard"});
     ctx.say("restored the guard.* config keys (the config changed after install, so key by key)");
+}
+
+// A manifest copied with the repository (`cp -a`) names the original's files: load() read
+// them as this repository's, and from now on the manifest says whose it is.
+void note_copy(Installation& ctx)
+{
+    if (!ctx.manifest.origin().empty())
+        ctx.say("the install manifest was copied from " + ctx.manifest.origin().string() +
+                    ": acting on this repository only, never on that one", false);
+    auto repo = ctx.manifest.find("repo");
+    if (repo && ctx.manifest.origin().empty())
+        return;
+    ctx.manifest.set_repo(ctx.common);
+    if (exists_at_all(Manifest::file(ctx.common)) || !ctx.manifest.records().empty())
+        ctx.manifest.save(ctx.common);
 }
 
 // `git gc` runs `git worktree prune` itself, out of the shim's sight (DESIGN §6): with
@@ -231,11 +249,13 @@ InstallReport install(const fs::path& start, const InstallOptions& options)
         check_lefthook_job(root);
     // Everything is validated: from here on, each change is recorded before it is made.
     snapshot_config(ctx.common, first);
+    note_copy(ctx);
     place_hooks(ctx, hooks, names);
     for (const auto& root : lefthook)
         add_lefthook_job(ctx, root);
     set_config(ctx, "guard.enabled", "true");
     keep_gc_from_pruning(ctx);
+    hide_saves(ctx);
     if (options.lock_worktrees) {
         set_config(ctx, "guard.lockWorktrees", "true");
         lock_worktrees(ctx);
@@ -255,10 +275,14 @@ InstallReport uninstall(const fs::path& start)
     if (!ctx.manifest.load(ctx.common))
         throw Error("git-guard is not installed in " + ctx.common.string() + " (there is no " +
                     Manifest::file(ctx.common).string() + ")");
+    note_copy(ctx);
     unlock_worktrees(ctx);
     auto records = ctx.manifest.records();
     for (auto r = records.rbegin(); r != records.rend(); ++r) {
-        if ((*r)[0] == "hook" || (*r)[0] == "chain" || (*r)[0] == "dir" || (*r)[0] == "sidecar")
+        if (!ctx.manifest.origin().empty() && r->size() > 1 && fs::path((*r)[1]).is_absolute() &&
+            !ctx.manifest.is_here((*r)[1]) && (*r)[0] != "shim" && (*r)[0] != "registry" && (*r)[0] != "lock")
+            ctx.say("left " + (*r)[1] + " alone: it is not part of this repository", false);
+        else if ((*r)[0] == "hook" || (*r)[0] == "chain" || (*r)[0] == "dir" || (*r)[0] == "sidecar")
             undo_hook(ctx, *r);
         else if ((*r)[0] == "lefthook")
             undo_lefthook(ctx, *r);

@@ -89,7 +89,49 @@ bool Manifest::load(const fs::path& common)
     for (std::string line; std::getline(in, line);)
         if (!line.empty() && line[0] != '#')
             m_records.push_back(unescape_line(line));
+    relocate(common);
     return true;
+}
+
+namespace {
+
+// What a repository's paths start with: the directory holding `.git`, or a bare common dir.
+fs::path base_of(const fs::path& common)
+{
+    return common.filename() == ".git" ? common.parent_path() : common;
+}
+
+bool under(const std::string& path, const std::string& base)
+{
+    return path == base || (path.starts_with(base) && path[base.size()] == '/');
+}
+
+} // namespace
+
+void Manifest::relocate(const fs::path& common)
+{
+    m_base = base_of(common.lexically_normal());
+    auto repo = find("repo");
+    if (!repo || repo->size() < 2 || fs::path((*repo)[1]).lexically_normal() == common.lexically_normal())
+        return;
+    m_origin = (*repo)[1];
+    std::string old_base = base_of(m_origin.lexically_normal()).string();
+    for (auto& record : m_records)
+        for (size_t i = 1; i < record.size() && record[0] != "repo"; ++i)
+            if (under(record[i], old_base))
+                record[i] = m_base.string() + record[i].substr(old_base.size());
+    set_repo(common);
+}
+
+void Manifest::set_repo(const fs::path& common)
+{
+    std::erase_if(m_records, [](const Record& r) { return r[0] == "repo"; });
+    m_records.insert(m_records.begin(), Record{"repo", common.lexically_normal().string()});
+}
+
+bool Manifest::is_here(const fs::path& path) const
+{
+    return under(path.lexically_normal().string(), m_base.string());
 }
 
 void Manifest::save(const fs::path& common) const

@@ -22,7 +22,8 @@ using Record = std::vector<std::string>;
 
 // Everything install changed, one action per line: `hook P` (we wrote P, nothing was
 // there), `chain P` (the previous P is P.guard-chained), `dir D` (created), `exclude
-// present|absent`, `config KEY set|absent OLD`, `lock TREE`, `shim LINK`, `registry FILE`.
+// present|absent`, `config KEY set|absent OLD`, `config-add KEY VALUE` (one value of a
+// multi-valued key), `lock TREE`, `shim LINK`, `registry FILE`, `repo COMMON` (whose it is).
 // The bytes it replaced are kept beside it in `backup/`.
 class Manifest {
   public:
@@ -32,8 +33,20 @@ class Manifest {
     // `<common>/guard/backup/<name>`, where the bytes install replaced are kept.
     static std::filesystem::path backup(const std::filesystem::path& common, const char* name);
 
-    // Reads the manifest of `common`; false when there is none.
+    // Reads the manifest of `common`; false when there is none. A manifest whose `repo`
+    // record names another common dir was copied (or moved) here: its paths inside that
+    // repository are read as the same paths inside this one, and origin() names it.
     bool load(const std::filesystem::path& common);
+
+    // The common dir the manifest was written for, when that is not this one; else empty.
+    const std::filesystem::path& origin() const { return m_origin; }
+
+    // Records `common` as the repository the manifest is for (`repo`, the first record).
+    void set_repo(const std::filesystem::path& common);
+
+    // Whether `path` lies in the repository this manifest was loaded for (its common dir, or
+    // the directory holding a `.git` common dir).
+    bool is_here(const std::filesystem::path& path) const;
 
     // Replaces the manifest of `common` with every record added so far.
     void save(const std::filesystem::path& common) const;
@@ -46,7 +59,11 @@ class Manifest {
     const std::vector<Record>& records() const { return m_records; }
 
   private:
+    void relocate(const std::filesystem::path& common);
+
     std::vector<Record> m_records;
+    std::filesystem::path m_origin;
+    std::filesystem::path m_base;
 };
 
 // Keeps `common`'s config bytes from before the first install (`first`); on a later

@@ -30,8 +30,10 @@ std::string source_text(const Save& s)
 std::string save_line(const Save& s)
 {
     std::string backup = s.backed_up && !*s.backed_up ? "  [not backed up]" : "";
+    std::string foreign = s.foreign ? "  [from elsewhere]" : "";
+    std::string bundle = s.bundle.empty() ? "" : "  " + s.bundle;
     return s.ref + "  " + s.commit.substr(0, 12) + "  " + s.time + "  " + source_text(s) + "  " +
-           s.reason + backup;
+           s.reason + bundle + backup + foreign;
 }
 
 std::string journal_line(const JournalEntry& e)
@@ -54,6 +56,7 @@ JsonObject save_json(const Save& s)
     s.layout ? o.add("layout", static_cast<long long>(s.layout)) : o.add_null("layout");
     add_or_null(o, "summary", s.summary).add("in_place", s.in_place);
     s.backed_up ? o.add("backed_up", *s.backed_up) : o.add_null("backed_up");
+    add_or_null(o, "bundle", s.bundle).add("foreign", s.foreign);
     return o;
 }
 
@@ -95,6 +98,14 @@ std::string show_text(const Save& s, const SaveLayout& l, const SaveContents& c)
     out += "  commit:    " + s.commit + "\n";
     out += "  from:      " + source_text(s) + "\n";
     out += "  when:      " + s.time + "\n";
+    out += "  made:      " + std::string(s.foreign ? "elsewhere: this repository's journal does not record it, so "
+                                                     "where and why are the save's own claim (its trailers)"
+                                                   : "here (recorded in this repository's journal)") + "\n";
+    if (s.foreign)
+        out += "  claims:    " + (l.from.empty() ? std::string("no source (a plain commit)") : "made from " + l.from) +
+               ", committed by " + l.identity + "\n";
+    if (!s.bundle.empty())
+        out += "  bundle:    " + s.bundle + "\n";
     out += "  why:       " + s.reason + (s.in_place ? " (an in-place save)" : "") + "\n";
     out += "  kind:      " + (s.kind == "tree" ? "uncommitted work, layout " + std::to_string(s.layout)
                                                : std::string("commits only")) + "\n";

@@ -10,6 +10,8 @@
 #include "guard/process.hpp"
 #include "guard/repo.hpp"
 #include "guard/stranded.hpp"
+#include "guard/bundles.hpp"
+#include "guard/trust.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -106,6 +108,10 @@ void fill_tree(const GitAt& git, const fs::path& dir, const SaveLayout& save, Re
 void restore_nested(const GitAt& outer, const fs::path& root, const SavedNested& n, Restored& result)
 {
     fs::path dir = root / n.path;
+    // check_save_input proved the path clean; this proves nothing on disk turned it aside.
+    for (fs::path at = root; const auto& part : fs::path(n.path))
+        if (std::error_code ec; fs::is_symlink(at /= part, ec))
+            throw Error("cannot restore the nested repository " + n.path + ": " + at.string() + " is a symbolic link");
     if (n.commit.empty()) {
         result.notes.push_back(n.path + ": the save records no content for this nested repository");
         return;
@@ -177,9 +183,13 @@ Restored restore_tree(const GitAt& common, const Save& s, const SaveLayout& save
                     "exists (or has no name); nothing was changed. Take its files with: git restore "
                     "--source=" + s.commit + " --worktree -- .");
     // Point of no return: the worktree exists from here on, and goes again on failure. An
-    // unborn HEAD needs some commit to add a worktree at: the save's own, left at once.
-    common.out({"worktree", "add", "--no-checkout", "--detach", path.string(), unborn ? s.commit : save.head});
+    // unborn HEAD needs some commit to add a worktree at: the save's own, left at once. The
+    // directory is one this restore made: mkdir fails on anything already there.
+    fs::create_directories(path.parent_path());
+    if (std::error_code ec; !fs::create_directory(path, ec))
+        throw Error(path.string() + " exists or cannot be made (" + ec.message() + "); nothing was changed");
     try {
+        common.out({"worktree", "add", "--no-checkout", "--detach", path.string(), unborn ? s.commit : save.head});
         GitAt tree(trim(GitAt(path / ".git").out({"rev-parse", "--absolute-git-dir"})));
         if (unborn)
             tree.out({"symbolic-ref", "HEAD", "refs/heads/" + branch});
@@ -212,34 +222,62 @@ Restored restore_branch(const GitAt& common, const Save& s, const std::string& b
     if (ref_exists(common, "refs/heads/" + branch))
         throw Error("a branch named '" + branch + "' exists; nothing was changed. Restore the save "
                     "as a worktree instead: git guard restore " + s.ref + " <path>");
-    common.out({"branch", "--no-track", branch, s.commit});
+    // Must not exist: a branch made meanwhile is never moved.
+    common.out({"update-ref", "-m", "git guard restore", "refs/heads/" + branch, s.commit, ""});
     return {s.ref, s.commit, "branch", {}, branch, s.commit, {}};
+}
+
+// The place a tree save goes: `options.path`, else where the save says it came from, which
+// only a save made here may choose (one from elsewhere could name any directory).
+fs::path target_of(const fs::path& start, const Save& s, const RestoreOptions& options)
+{
+    fs::path path = options.path.empty() ? fs::path(s.path) : options.path;
+    if (options.path.empty() && path.is_relative()) // a name, not a place (a prune's record)
+        path.clear();
+    if (path.empty())
+        throw Error("the save " + s.ref + " does not say where it came from: name a path "
+                    "(git guard restore " + s.ref + " <path>)");
+    if (options.path.empty() && s.foreign)
+        throw Error("the save " + s.ref + " was not made in this repository (it claims to come from " +
+                    s.path + "); nothing was changed. Name where it goes: git guard restore " + s.ref + " <path>");
+    path = absolute_path(start / path);
+    if (std::error_code ec; fs::exists(fs::symlink_status(path, ec)))
+        throw Error(path.string() + " exists; nothing was changed. Name a free path: git guard "
+                    "restore " + s.ref + " <path>");
+    return path;
+}
+
+Restored restore_checked(const fs::path& start, const Save& s, const GitAt& common, const RestoreOptions& options)
+{
+    if (!s.bundle.empty())
+        return restore_bundle(common.git_dir(), s);
+    SaveLayout save = read_layout(common.git_dir(), s.commit);
+    verify_layout(common.git_dir(), save);
+    bool tree = save.layout != 0 || !s.path.empty() || !options.path.empty();
+    std::string branch = !tree || s.branch.size() ? s.branch : save.branch;
+    if (!branch.empty())
+        check_branch_name(branch, "the branch");
+    if (!tree)
+        return restore_branch(common, s, branch);
+    check_save_input(common.git_dir(), save);
+    return restore_tree(common, s, save, target_of(start, s, options));
 }
 
 } // namespace
 
 Restored restore_save(const fs::path& start, const std::string& name, const RestoreOptions& options)
 {
-    Save s = find_save(start, name);
     GitAt common(common_dir_of(start));
-    SaveLayout save = read_layout(common.git_dir(), s.commit);
-    verify_layout(common.git_dir(), save);
-    bool tree = save.layout != 0 || !s.path.empty() || !options.path.empty();
     Restored r;
-    if (tree) {
-        fs::path path = options.path.empty() ? fs::path(s.path) : options.path;
-        if (options.path.empty() && path.is_relative()) // a name, not a place (a prune's record)
-            path.clear();
-        if (path.empty())
-            throw Error("the save " + s.ref + " does not say where it came from: name a path "
-                        "(git guard restore " + s.ref + " <path>)");
-        path = absolute_path(start / path);
-        if (std::error_code ec; fs::exists(fs::symlink_status(path, ec)))
-            throw Error(path.string() + " exists; nothing was changed. Name a free path: git guard "
-                        "restore " + s.ref + " <path>");
-        r = restore_tree(common, s, save, path);
-    } else {
-        r = restore_branch(common, s, s.branch);
+    Save s;
+    try {
+        s = find_save(start, name);
+        r = restore_checked(start, s, common, options);
+    } catch (const Error& e) {
+        journal_append(common.git_dir(), {.kind = "refusal", .ref = s.ref.empty() ? name : s.ref, .commit = s.commit,
+                                          .path = options.path.string(), .branch = s.branch,
+                                          .reason = "restore", .detail = e.what()});
+        throw;
     }
     journal_record(common.git_dir(), {.kind = "restore", .ref = r.ref, .commit = r.commit,
                                       .path = r.path.string(), .branch = r.branch,

@@ -2,6 +2,7 @@
 #include "guard/stranded.hpp"
 
 #include "guard/backup.hpp"
+#include "guard/bundles.hpp"
 #include "guard/history.hpp"
 #include "guard/journal.hpp"
 #include "guard/process.hpp"
@@ -88,6 +89,8 @@ std::string ref_source(const std::string& ref)
 void fill_from_journal(Save& s, const std::map<std::string, JournalEntry>& saves)
 {
     auto it = saves.find(s.ref);
+    // Made here when this repository's journal recorded it; else it came from elsewhere.
+    s.foreign = it == saves.end() || (!it->second.event.commit.empty() && it->second.event.commit != s.commit);
     if (it != saves.end()) {
         const auto& e = it->second.event;
         if (s.path.empty() && s.branch.empty()) {
@@ -170,6 +173,8 @@ std::vector<Save> all_saves(const fs::path& common)
             s.backed_up = pushed.count(s.ref + " " + s.commit) > 0;
         out.push_back(std::move(s));
     }
+    for (auto& s : bundle_saves(common, journal))
+        out.push_back(std::move(s));
     return out;
 }
 
@@ -209,6 +214,8 @@ Save find_save(const fs::path& start, const std::string& name)
         for (const auto& s : saves)
             if (s.ref == c)
                 return s;
+    if (auto bundled = find_bundle_save(saves, name))
+        return *bundled;
     throw Error("no save '" + name + "' (see 'git guard list --all')");
 }
 
@@ -216,6 +223,8 @@ std::string drop_stranded(const fs::path& start, const std::string& name)
 {
     Save s = find_save(start, name);
     fs::path common = common_dir_of(start);
+    if (!s.bundle.empty())
+        return drop_bundle(common, s);
     auto argv = git_without_hooks(common);
     // No hook runs: ours refuses deleting a save with unique commits, and drop is how to let
     // one go. The old value makes it fail rather than delete a ref that moved meanwhile.
@@ -236,8 +245,8 @@ std::vector<Save> drop_published(const fs::path& start)
     PublishedCheck published(common, read_settings(common));
     std::vector<Save> dropped;
     for (const auto& s : list_saves(start, {.in_place = true})) {
-        if (!published(s.commit, s.branch))
-            continue;
+        if (!s.bundle.empty() || !published(s.commit, s.branch))
+            continue; // a bundle's commits may be in no object store to judge
         drop_stranded(start, s.ref);
         dropped.push_back(s);
     }

@@ -33,6 +33,9 @@ struct Save {
     std::string summary;    // "Held …" from the save commit, or what the commits are
     bool in_place = false;  // under refs/stranded/ (before reset --hard, checkout --, …)
     std::optional<bool> backed_up; // nothing when no guard.backupRemote is configured
+    bool foreign = false;   // this repository's journal does not record making it: it arrived
+                            // from elsewhere (fetched, pushed in, copied); its trailers are a claim
+    std::string bundle;     // a mirror's bundle file holding it ("" for a ref)
 };
 
 struct ListOptions {

@@ -99,8 +99,9 @@ SaveLayout read_layout(const fs::path& git_dir, const std::string& commit)
 {
     SaveLayout s;
     s.commit = first_line(git_out(git_dir, {"rev-parse", "--verify", "--end-of-options", commit + "^{commit}"}));
-    std::istringstream in(git_out(git_dir, {"log", "-1", "--no-show-signature", "--format=%T%n%(trailers:only,unfold)", s.commit}));
+    std::istringstream in(git_out(git_dir, {"log", "-1", "--no-show-signature", "--format=%T%n%cn <%ce>%n%(trailers:only,unfold)", s.commit}));
     std::getline(in, s.tree);
+    std::getline(in, s.identity);
     for (std::string line; std::getline(in, line);) {
         auto colon = line.find(": ");
         if (colon != std::string::npos && line.starts_with("Stranded-"))
@@ -110,7 +111,8 @@ SaveLayout read_layout(const fs::path& git_dir, const std::string& commit)
     if (s.layout != 2)
         s.layout = made ? 1 : 0;
     if (s.layout == 0) { // a commit-only save: the commit is HEAD, its tree both index and files
-        s = SaveLayout{.commit = s.commit, .tree = s.tree, .head = s.commit, .index_tree = s.tree};
+        s = SaveLayout{.commit = s.commit, .tree = s.tree, .head = s.commit, .index_tree = s.tree,
+                       .identity = s.identity};
         return s;
     }
     auto tree_of = [&](const std::string& c) {

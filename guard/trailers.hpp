@@ -28,6 +28,7 @@ struct SaveLayout {
     std::string from;          // Stranded-From
     std::string branch;        // Stranded-Branch ("" for "detached")
     std::string reason;        // Stranded-Reason
+    std::string identity;      // S's committer, "Name <email>": who claims to have made it
     std::string branch_tip;    // Stranded-Branch-Tip: HEAD had moved off the branch
     std::vector<std::string> unmerged;
     std::vector<SavedNested> nested;

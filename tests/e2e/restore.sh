@@ -7,9 +7,7 @@ source "$(dirname "$0")/restore_fixture.bash"
 PATH=$GUARD_BIN_DIR:$PATH
 
 R=$TEST_ROOT/repo
-new_repo "$R"
-base_files "$R"
-git_real -C "$R" config guard.enabled true
+base_repo "$R"
 
 section "round trip: every kind of change, back at the same path"
 WT=$TEST_ROOT/wt
@@ -110,6 +108,7 @@ Stranded-Branch: oldbranch
 Stranded-Head: $LHEAD
 Stranded-Reason: remove")
 git_real -C "$R" update-ref refs/heads/stranded/old/20240101T000000.000Z "$LCOMMIT"
+journal_save "$R" refs/heads/stranded/old/20240101T000000.000Z
 git_real -C "$R" worktree remove --force "$L"
 run_cmd git guard -C "$R" restore stranded/old/20240101T000000.000Z
 assert_eq 0 "$RC" "a layout-1 save restores ($ERR)"
@@ -156,6 +155,7 @@ Stranded-Branch: fresh
 Stranded-Head: unborn
 Stranded-Reason: worktree remove")
 git_real -C "$R" update-ref refs/heads/stranded/unborn/20240101T000002.000Z "$USAVE"
+journal_save "$R" refs/heads/stranded/unborn/20240101T000002.000Z
 git_real -C "$R" worktree remove --force "$U"
 run_cmd git guard -C "$R" restore stranded/unborn/20240101T000002.000Z
 assert_eq 0 "$RC" "a save on an unborn branch restores ($ERR)"

@@ -100,7 +100,19 @@ layout2_save() {
     commit=$(layout2_commit "$1" "$3")
     ref=refs/heads/stranded/$2/$(date -u +%Y%m%dT%H%M%S).$(printf '%03d' $((RANDOM % 1000)))Z
     git_real -C "$1" update-ref "$ref" "$commit" ""
+    journal_save "$1" "$ref"
     printf '%s\n' "$ref"
+}
+
+# journal_save REPO REF: the journal line the engine writes with each save it makes, so the
+# save reads as made here (a save no journal records came from elsewhere).
+journal_save() {
+    local common commit
+    common=$(git_real -C "$1" rev-parse --path-format=absolute --git-common-dir)
+    commit=$(git_real -C "$1" rev-parse "$2")
+    mkdir -p "$common/guard"
+    printf '{"time":"2024-01-01T00:00:00.000Z","kind":"save","ref":"%s","commit":"%s","path":null,"branch":null,"reason":"fixture","detail":null,"remote":null,"ok":true,"pid":1}\n' \
+        "$2" "$commit" >>"$common/guard/journal.jsonl"
 }
 
 # work_tree_with_everything TREE: a staged new file, an unstaged edit, a partially staged
@@ -124,4 +136,11 @@ base_files() {
     printf '#!/bin/sh\necho d\n' >"$r/d.sh"
     git_real -C "$r" add a.txt b.txt c.txt gone.txt d.sh
     git_real -C "$r" commit -q -m "base files"
+}
+
+# base_repo REPO: a guarded repository holding the commit work_tree_with_everything expects.
+base_repo() {
+    new_repo "$1"
+    base_files "$1"
+    git_real -C "$1" config guard.enabled true
 }

@@ -62,7 +62,23 @@ ChangeKind kind_of(char x, char y)
 struct Filters {
     PatternList exclude;
     PatternList keep_ignored;
+    std::filesystem::path admin; // a linked tree's admin entry: its modules/ go with it
 };
+
+// A submodule whose repository lives in the linked tree's admin entry (git keeps them
+// in <common>/worktrees/<id>/modules/) goes when the entry goes. Its commits that no
+// remote-tracking ref holds, the gitlink's committed one included, exist only there.
+bool dies_with_admin(const fs::path& sub_root, const fs::path& admin)
+{
+    fs::path sub_git = admin.empty() ? fs::path() : git_dir_of(sub_root);
+    if (sub_git.empty())
+        return false;
+    auto rel = absolute_path(sub_git).lexically_relative(absolute_path(admin));
+    if (rel.empty() || *rel.begin() == "..")
+        return false;
+    RunResult r = Git(sub_git).run({"rev-list", "-n", "1", "HEAD", "--branches", "--not", "--remotes"});
+    return r.status != 0 || !first_line_of(r.out).empty(); // unanswered: saved whole
+}
 
 // One status record (without its leading tag) is a change, an exclusion or
 // nothing. `untracked` for '?' and kept '!' records.
@@ -160,7 +176,8 @@ void scan_listing(std::string_view all, const fs::path& root, const Filters& f, 
             // An embedded repository, or a submodule whose .git names a git dir that is
             // gone: either way its files are only here.
             bool own = fs::is_directory(dot, ec) ||
-                       (fs::is_regular_file(dot, ec) && !fs::exists(git_dir_of(root / path), ec));
+                       (fs::is_regular_file(dot, ec) && !fs::exists(git_dir_of(root / path), ec)) ||
+                       (fs::is_regular_file(dot, ec) && dies_with_admin(root / path, f.admin));
             if (own && !f.exclude.match(path) &&
                 std::find(w.nested.begin(), w.nested.end(), path) == w.nested.end())
                 w.nested.push_back(path); // an embedded repository dies with the tree
@@ -240,7 +257,7 @@ fs::path git_dir_of(const fs::path& dir)
     fs::path dot = dir / ".git";
     if (fs::is_directory(dot, ec))
         return dot;
-    std::string line = read_first_line(dot);
+    std::string line = read_path_file(dot);
     if (!line.starts_with("gitdir: "))
         return {};
     fs::path target = line.substr(8);
@@ -254,7 +271,8 @@ Work inspect_checkout(const fs::path& git_dir, const fs::path& root, const Setti
     w.path = root.string();
     w.git_dir = git_dir.string();
     Git git(git_dir, root);
-    Filters f{PatternList(settings.exclude), PatternList(settings.keep_ignored)};
+    Filters f{PatternList(settings.exclude), PatternList(settings.keep_ignored),
+              git_dir.parent_path().filename() == "worktrees" ? git_dir : fs::path()};
     std::vector<std::string> args = {"-c", "status.showUntrackedFiles=all", "-c", "status.relativePaths=false",
                                      "status", "--porcelain=v2", "-z", "--untracked-files=all",
                                      "--ignore-submodules=none", "--renames"};

@@ -326,13 +326,14 @@ int guard_transaction(const fs::path& git_dir, const fs::path& common, Input& in
 
 } // namespace
 
-int guard_branch_deletions(const fs::path& git_dir, const fs::path& common, const std::vector<std::string>& branches)
+int guard_branch_deletions(const fs::path& git_dir, const fs::path& common, const std::vector<std::string>& branches,
+                           bool inherited)
 {
     Input in;
     for (const auto& branch : branches)
         in.tx.deletions.push_back({"refs/heads/" + branch, ""}); // prepare() reads the tips
     HookSettings h = hook_settings(git_dir);
-    if (!h.settings.enabled)
+    if (!h.settings.enabled && !inherited)
         return 0;
     init_log(common, false);
     return guard_transaction(git_dir, common, in, h);

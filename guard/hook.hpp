@@ -13,8 +13,9 @@ int run_hook(const std::vector<std::string>& args);
 
 // The hook's judgement and saves for a deletion of `branches` (short names) that no hook
 // will see, made before git runs: what the hook does in `prepared`. Returns 0, or 1 after
-// saying why a save failed.
+// saying why a save failed. `inherited`: the shim found the repository guarded through
+// the one around it (a submodule's), whose own guard.enabled is unset.
 int guard_branch_deletions(const std::filesystem::path& git_dir, const std::filesystem::path& common,
-                           const std::vector<std::string>& branches);
+                           const std::vector<std::string>& branches, bool inherited = false);
 
 } // namespace guard

@@ -152,16 +152,19 @@ void note_copy(Installation& ctx)
         ctx.manifest.save(ctx.common);
 }
 
-// `git gc` runs `git worktree prune` itself, out of the shim's sight (DESIGN §6): with
-// gc.worktreePruneExpire=never it prunes no worktree, whatever was configured before.
+// `git gc` and `maintenance run` run `git worktree prune` themselves. Through the shim
+// that child is guarded (the exec-path mirror); a git that bypasses the shim is not: the
+// scheduled maintenance job names the real git, and so do cron and absolute-path callers.
+// With gc.worktreePruneExpire=never they prune no worktree (docs/decisions.md, round 5).
 void keep_gc_from_pruning(Installation& ctx)
 {
     auto effective = git_in(ctx, {"config", "--get", "gc.worktreePruneExpire"});
     std::string was = effective.out.substr(0, effective.out.find('\n'));
     set_config(ctx, "gc.worktreePruneExpire", "never");
-    if (effective.status == 0 && was != "never")
-        ctx.say("  (it was " + was + ": git gc would have pruned the admin entries of deleted "
-                "worktrees, and their work, out of the shim's sight; uninstall puts it back)",
+    if (was != "never")
+        ctx.say("  (" + (effective.status == 0 ? "it was " + was : std::string("it was unset: 3.months.ago")) +
+                "; a gc or scheduled maintenance that bypasses the shim would prune the admin entries "
+                "of deleted worktrees, and their work, unsaved; uninstall puts it back)",
                 false);
 }
 

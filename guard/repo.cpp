@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <map>
 
 #include <thread>
@@ -43,6 +44,18 @@ std::string read_first_line(const fs::path& file)
     std::string line;
     std::getline(in, line);
     return line;
+}
+
+std::string read_path_file(const fs::path& file)
+{
+    std::ifstream in(file);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    return output_path(text);
+}
+
+std::string output_path(const std::string& out)
+{
+    return out.ends_with('\n') ? out.substr(0, out.size() - 1) : out;
 }
 
 fs::path absolute_path(const fs::path& path)
@@ -139,7 +152,7 @@ std::string admin_name(const fs::path& common, const fs::path& path)
     std::error_code ec;
     fs::path want = absolute_path(path);
     if (fs::exists(path / ".git", ec)) {
-        std::string line = read_first_line(path / ".git");
+        std::string line = read_path_file(path / ".git");
         if (line.starts_with("gitdir: ")) {
             fs::path admin = line.substr(8);
             admin = absolute_path(admin.is_absolute() ? admin : path / admin);
@@ -148,7 +161,7 @@ std::string admin_name(const fs::path& common, const fs::path& path)
         }
     }
     for (const auto& entry : fs::directory_iterator(common / "worktrees", ec)) {
-        fs::path gitdir = read_first_line(entry.path() / "gitdir");
+        fs::path gitdir = read_path_file(entry.path() / "gitdir");
         if (gitdir.empty())
             continue;
         gitdir = gitdir.is_absolute() ? gitdir : entry.path() / gitdir;
@@ -375,7 +388,7 @@ void check_readable(const Worktree& tree)
                     " cannot be read by git: its .git or its admin entry is missing");
     Git git(tree.git_dir, tree.path);
     std::string top = git.out({"rev-parse", "--show-toplevel"}, "read worktree " + tree.path.string());
-    top = top.substr(0, top.find('\n'));
+    top = output_path(top);
     if (absolute_path(top) != absolute_path(tree.path))
         throw Error("worktree " + tree.path.string() + " opens as " + top +
                     "; refusing to act on the wrong tree");

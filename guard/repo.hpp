@@ -100,6 +100,14 @@ void check_readable(const Worktree& tree);
 // The first line of `file`, without its newline ("" when it cannot be read).
 std::string read_first_line(const std::filesystem::path& file);
 
+// A path git wrote into `file` (a worktree's `gitdir`, a `.git` file): all of it less
+// the one newline git ends it with, since a path may hold newlines (LESSONS 23).
+std::string read_path_file(const std::filesystem::path& file);
+
+// A path git printed as the whole of `out` (`rev-parse --show-toplevel`): `out` less
+// its final newline, never cut at an inner one.
+std::string output_path(const std::string& out);
+
 // Absolute, normalised, symlinks resolved as far as the path exists.
 std::filesystem::path absolute_path(const std::filesystem::path& path);
 

@@ -23,6 +23,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
+#include <string_view>
 #include <unistd.h>
 
 extern "C" {
@@ -170,10 +171,21 @@ int guard_prune(const GitCall& call)
     exec_git(call);
 }
 
+// `add -f` over a tree git still lists (its directory gone or empty) deletes that tree's
+// admin entry, its HEAD and index (git's check_candidate_path): save it first, as a prune.
+int save_replaced(const GitCall& call, const fs::path& path)
+{
+    fs::path wanted = absolute_path(path.is_absolute() ? path : call.cwd / path);
+    for (const auto& tree : list_trees(call))
+        if (!tree.is_main && absolute_path(tree.path) == wanted)
+            return save_listed(call, tree, "worktree add -f");
+    return 0;
+}
+
 // `git worktree add --no-checkout` runs no post-checkout hook: lock the tree here.
 int guard_add(const GitCall& call)
 {
-    bool no_checkout = false;
+    bool no_checkout = false, force = false;
     std::string path;
     for (size_t i = 2; i < call.words.size(); ++i) {
         const std::string& w = call.words[i];
@@ -181,11 +193,19 @@ int guard_add(const GitCall& call)
             no_checkout = true;
         else if (w == "-b" || w == "-B" || w == "--reason")
             ++i;
+        else if (w.size() > 2 && w.starts_with("--") && std::string_view("--force").starts_with(w))
+            force = true;
+        else if (w.size() > 1 && w[0] == '-' && w[1] != '-' && w.find('f') != std::string::npos &&
+                 w.find_first_of("bB") > w.find('f'))
+            force = true; // -f, or a cluster holding it before a value-taking -b/-B
         else if (path.empty() && !w.empty() && w[0] != '-')
             path = w;
     }
     if (path.empty())
         exec_git(call);
+    if (force)
+        if (int rc = save_replaced(call, path))
+            return rc;
     std::vector<std::string> argv = call.argv;
     argv[0] = call.real_git;
     auto r = run(argv, {.capture = false, .judged = true});

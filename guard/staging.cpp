@@ -247,6 +247,14 @@ Staged stage_checkout(const Git& git, const Work& w, const fs::path& common, Ear
     copy_index(git, file);
     Git g = git.with_index(file.path());
     Staged st;
+    std::error_code gone;
+    if (!git.work_tree().empty() && !fs::exists(git.work_tree(), gone)) {
+        // The tree's directory is gone: what its admin entry's index stages is all there is.
+        st.index_tree = write_tree(Git(git.git_dir()).with_index(file.path()),
+                                   "write the index of " + git.work_tree().string());
+        st.worktree_tree = st.index_tree;
+        return st;
+    }
     // I: the index as staged; a conflict holds the working file's content, or nothing
     // when a directory now stands at its path (its files are S's, through `add -A`).
     std::vector<std::string> conflicts, replaced;
@@ -257,7 +265,17 @@ Staged stage_checkout(const Git& git, const Work& w, const fs::path& common, Ear
     }
     feed(g, {"update-index", "-z", "--add", "--remove", "--stdin"}, conflicts, "record the conflicts");
     feed(g, {"update-index", "-z", "--force-remove", "--stdin"}, replaced, "record the conflicts replaced by directories");
-    st.index_tree = write_tree(g, "write the index of " + git.work_tree().string());
+    bool index_lost = false;
+    try {
+        st.index_tree = write_tree(g, "write the index of " + git.work_tree().string());
+    } catch (const Error& e) {
+        // The index names objects the store has lost (git's t1450 deletes a staged blob):
+        // what was staged cannot be written, but what is on disk can. Start from HEAD
+        // instead, with no stat data, so `add -A` below hashes every file afresh.
+        spdlog::warn("{}; saving the files of {} on HEAD instead", e.what(), git.work_tree().string());
+        g.out({"read-tree", w.head ? *w.head : "--empty"}, "start the save of " + git.work_tree().string() + " from HEAD");
+        index_lost = true;
+    }
     for (const auto& rel : w.nested) {
         if (nested_saved && std::find(nested_saved->begin(), nested_saved->end(), rel) == nested_saved->end()) {
             spdlog::info("nested repository {} is left alone: not saved", rel);
@@ -271,6 +289,8 @@ Staged stage_checkout(const Git& git, const Work& w, const fs::path& common, Ear
         add.push_back(":(exclude,literal)" + rel);
     g.out(add, "stage the working state of " + git.work_tree().string());
     finish_staging(g, w, st);
+    if (index_lost)
+        st.index_tree = st.worktree_tree;
     return st;
 }
 

@@ -63,7 +63,7 @@ int guard_unhooked_deletion(const GitCall& call)
         return 0;
     spdlog::warn("no git-guard hook runs from {}: the shim judges the deletion of {} itself", dir.string(),
                  branches.front());
-    return guard_branch_deletions(site.git_dir, site.common, branches) == 0 ? 0 : 128;
+    return guard_branch_deletions(site.git_dir, site.common, branches, call.enabled_asked) == 0 ? 0 : 128;
 }
 
 } // namespace guard

@@ -111,6 +111,27 @@ fs::path moved_aside(const Worktree& tree)
     return {};
 }
 
+// What the index of a tree whose directory is gone still stages (its blobs are in the
+// object store, DESIGN §4.1): the paths where git finds it differs from HEAD. An index
+// git cannot compare is staged work all the same (DESIGN §0.3).
+void read_admin_index(const Worktree& tree, Work& w)
+{
+    std::error_code ec;
+    if (!fs::exists(tree.git_dir / "index", ec))
+        return;
+    Git git(tree.git_dir);
+    RunResult r = git.run({"diff-index", "--cached", "--no-renames", "--name-only", "-z",
+                           w.head ? *w.head : git.empty_tree()});
+    if (r.status != 0) {
+        w.note = "cannot compare the index of " + tree.path.string() + " with HEAD: " + first_line_of(r.err);
+        w.changes.push_back({".", ChangeKind::staged, false, false});
+        return;
+    }
+    for (const auto& path : split(r.out))
+        if (!path.empty())
+            w.changes.push_back({path, ChangeKind::staged, false, false});
+}
+
 } // namespace
 
 Work inspect_tree(const Worktree& tree, const Settings& settings)
@@ -135,10 +156,12 @@ Work inspect_admin(const fs::path& common, const Worktree& tree, const Settings&
         w.root = root.string();
     } else {
         w.git_dir = tree.git_dir.string();
-        if (fs::exists(tree.git_dir, ec))
+        if (fs::exists(tree.git_dir, ec)) {
             read_head(Git(tree.git_dir), w);
-        else if (is_oid(tree.head))
+            read_admin_index(tree, w);
+        } else if (is_oid(tree.head)) {
             w.head = tree.head;
+        }
         if (tree.branch_ref.starts_with("refs/heads/") && w.branch.empty())
             w.branch = tree.branch_ref.substr(11);
     }

@@ -36,14 +36,16 @@ const CallSite& call_site(const GitCall& call)
         return *asked;
     auto r = ask_git(call, {"rev-parse", "--path-format=absolute", "--git-common-dir", "--git-dir",
                             "--show-toplevel"});
-    auto lines = split(r.out, '\n');
+    // The top is all that follows the two git dirs: a tree's path may hold a newline.
+    size_t first = r.out.find('\n');
+    size_t second = first == std::string::npos ? first : r.out.find('\n', first + 1);
     CallSite site;
-    if (lines.size() >= 2) {
-        site.common = lines[0];
-        site.git_dir = lines[1];
+    if (second != std::string::npos) {
+        site.common = r.out.substr(0, first);
+        site.git_dir = r.out.substr(first + 1, second - first - 1);
     }
-    if (r.status == 0 && lines.size() == 3)
-        site.top = lines[2];
+    if (r.status == 0 && second != std::string::npos && second + 1 < r.out.size())
+        site.top = output_path(r.out.substr(second + 1));
     else
         site.why = first_line_of(r.err);
     return asked.emplace(std::move(site));
@@ -63,7 +65,7 @@ namespace {
 // relative worktrees) less the trailing "/.git".
 fs::path tree_of(const fs::path& admin)
 {
-    fs::path gitdir = read_first_line(admin / "gitdir");
+    fs::path gitdir = read_path_file(admin / "gitdir");
     if (gitdir.empty())
         return {};
     return absolute_path(gitdir.is_absolute() ? gitdir : admin / gitdir).parent_path();
@@ -139,15 +141,17 @@ std::vector<ListedTree> prune_candidates(const GitCall& call)
     argv.insert(argv.end(), call.words.begin(), call.words.end());
     argv.insert(argv.end(), {"--dry-run", "--verbose"});
     auto r = run(argv, {.cwd = call.cwd.string(), .env = {{"LC_ALL", "C"}, {"LANGUAGE", "C"}}});
+    // git says "Removing worktrees/<id>: <reason>" for each tree, with no -z. Rather than
+    // cut that text into lines (a reason may one day name a path, and a path may hold a
+    // newline, LESSONS 23), each admin entry that exists looks for its own line start.
+    std::string said = "\n" + r.err;
     std::vector<ListedTree> pruned;
-    std::istringstream in(r.err);
     fs::path common = common_git_dir(call);
-    for (std::string line; std::getline(in, line);) {
-        // "Removing worktrees/<id>: <reason>"
-        if (!line.starts_with("Removing worktrees/"))
-            continue;
-        std::string id = line.substr(19, line.find(':', 19) - 19);
-        pruned.push_back({.path = tree_of(common / "worktrees" / id), .id = id, .prunable = true});
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(common / "worktrees", ec)) {
+        std::string id = entry.path().filename().string();
+        if (said.find("\nRemoving worktrees/" + id + ": ") != std::string::npos)
+            pruned.push_back({.path = tree_of(entry.path()), .id = id, .prunable = true});
     }
     return pruned;
 }

@@ -7,9 +7,13 @@
 #   --git BINDIR   the directory of the real git the shim runs (e.g. /opt/git-2.55/bin)
 #   --bin DIR      git-guard's build (default build/bin)
 #   SCRIPT...      default: the worktree and in-place destroyer scripts
-# Guarded runs give every git guard.enabled=true through GIT_CONFIG_COUNT, added for the run
-# to test-lib.sh after its `git init` and taken out again on exit (a --global setting
-# would write .gitconfig into the trash directory, the test repository's work tree).
+# Guarded runs install the guard as `git guard install` does, in every repository a script
+# makes: install runs once in a scratch repository; its hooks (the reference-transaction
+# copy and its sidecar) go into a copy of git's test templates, so each `git init` and
+# `git clone` gets them, and the config keys it set (guard.enabled, gc.worktreePruneExpire)
+# reach every git through GIT_CONFIG_COUNT. Both are added for the run to test-lib.sh and
+# taken out again on exit (a --global setting would write .gitconfig into the trash
+# directory, the test repository's work tree).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 src="" real="" bin=$root/build/bin
@@ -33,14 +37,31 @@ scripts=("$@")
 
 shim=$(mktemp -d "${TMPDIR:-/tmp}/git-guard-suite.XXXXXX")
 lib=$src/t/test-lib.sh
-if grep -q 'GIT_CONFIG_KEY_0=guard.enabled' "$lib"; then
+if grep -q 'GIT_CONFIG_KEY_[0-9]*=guard.enabled' "$lib"; then
     echo "git_suite: $lib already turns the guard on (an interrupted run?): restore it first" >&2
     exit 2
 fi
 cp "$lib" "$shim/test-lib.sh.orig"
 trap 'cp "$shim/test-lib.sh.orig" "$lib"; rm -rf "$shim"' EXIT
 ln -s "$(cd "$bin" && pwd)/git-guard-shim" "$shim/git"
-line='	export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=guard.enabled GIT_CONFIG_VALUE_0=true'
+[[ -x $bin/git-guard && -d $src/templates/blt ]] || { echo "git_suite: need $bin/git-guard and $src/templates/blt" >&2; exit 2; }
+
+# install_like_guard: the hooks and config keys `git guard install` gives a repository.
+install_like_guard() {
+    local scratch=$shim/scratch keys=()
+    PATH=$real:$PATH "$real/git" init -q "$scratch"
+    PATH=$real:$PATH "$bin/git-guard" -C "$scratch" install --shim-dir "$shim/installed" >/dev/null
+    cp -R "$src/templates/blt" "$shim/templates"
+    find "$scratch/.git/hooks" -maxdepth 1 -type f ! -name '*.sample' -exec cp -p {} "$shim/templates/hooks/" \;
+    [[ -f $shim/templates/hooks/reference-transaction ]] || { echo "git_suite: install left no hook" >&2; exit 1; }
+    while read -r key value; do keys+=("$key=$value"); done < <("$real/git" -C "$scratch" config --local \
+        --get-regexp '^(guard|gc)\.')
+    line="	export GIT_TEMPLATE_DIR='$shim/templates' GIT_CONFIG_COUNT=${#keys[@]}"
+    for i in "${!keys[@]}"; do
+        line+=" GIT_CONFIG_KEY_$i=${keys[$i]%%=*} GIT_CONFIG_VALUE_$i=${keys[$i]#*=}"
+    done
+}
+install_like_guard
 
 run() { # MODE SCRIPT: git's summary lines, on one line
     (cd "$src/t" && PATH=$real:$PATH GIT_TEST_DEFAULT_HASH=sha1 GIT_TEST_INSTALLED=$shim \
@@ -49,8 +70,9 @@ run() { # MODE SCRIPT: git's summary lines, on one line
 echo "git: $("$real/git" --version); git-guard: $bin"
 for mode in unguarded guarded; do
     if [[ $mode == guarded ]]; then
-        sed "s|^\terror \"cannot run git init\"\$|&\n$line|" "$shim/test-lib.sh.orig" >"$lib"
-        grep -q GIT_CONFIG_KEY_0=guard.enabled "$lib" || { echo "git_suite: cannot find test-lib.sh's git init" >&2; exit 1; }
+        # Before test-lib's own `git init`, so the trash repository gets the hook too.
+        sed "s|^GIT_TEMPLATE_DIR=\"\$GIT_TEST_TEMPLATE_DIR\"\$|&\n$line|" "$shim/test-lib.sh.orig" >"$lib"
+        grep -q 'GIT_CONFIG_KEY_[0-9]*=guard.enabled' "$lib" || { echo "git_suite: cannot find test-lib.sh's GIT_TEMPLATE_DIR" >&2; exit 1; }
     fi
     for t in "${scripts[@]}"; do
         printf '%-26s %-9s %s\n' "$t" "$mode" "$(run "$mode" "$t")"

@@ -1,5 +1,6 @@
 #include "execpath.h"
 
+#include "call.h"
 #include "common.h"
 
 #include <dirent.h>
@@ -186,4 +187,11 @@ int exec_path_mirror(const char* real, char* mirror, size_t size)
     }
     remove_mirror(temp); // another shim won the race: its mirror stands, ours goes
     return 0;
+}
+
+int writes_exec_path(const struct Call* call)
+{
+    // `git maintenance start`: registering alone (`maintenance register`) writes config only.
+    return call->stop < 0 && call->nwords >= 2 && strcmp(call->words[0], "maintenance") == 0 &&
+           strcmp(call->words[1], "start") == 0;
 }

@@ -22,3 +22,11 @@ int real_exec_path(const char* real_git, char* real, size_t size, int* ours);
 // The mirror of `real` (created when missing) into `mirror`. Returns 0, or -1 when it
 // cannot be made (git then runs with the environment as it was).
 int exec_path_mirror(const char* real, char* mirror, size_t size);
+
+struct Call;
+
+// Whether `call` writes git's exec path into something that outlives it, so that git
+// must see the real one: `maintenance start` names "<exec path>/git --exec-path=<exec
+// path>" in the crontab, systemd units or launchd and schtasks jobs it writes, and a
+// mirror there would tie every scheduled run to this shim's internals.
+int writes_exec_path(const struct Call* call);

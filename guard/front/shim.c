@@ -5,6 +5,7 @@
 // exec-path mirror (execpath.c), so that the `git` git's own children run is this shim.
 #include "call.h"
 #include "common.h"
+#include "enclosing.h"
 #include "execpath.h"
 
 #include <errno.h>
@@ -198,8 +199,8 @@ static int guard_enabled(const struct Call* call)
     char out[16];
     size_t got = 0;
     int status = run_config(s_real_git, call, rest, out, sizeof out, &got);
-    if (status == 1)
-        return 0;
+    if (status == 1) // unset here: a submodule or nested repository inherits (enclosing.c)
+        return enclosing_guarded(s_real_git, call);
     if (status != 0)
         return -1;
     return got == 5 && memcmp(out, "true\n", 5) == 0;
@@ -254,7 +255,7 @@ static int forward(int argc, char** argv, const struct Call* call, int enabled)
 static void set_exec_path(const struct Call* call, const char* real, int ours)
 {
     char mirror[k_path_max];
-    int query = call->stop == git_opt_exec_path || call->stop == git_opt_query;
+    int query = call->stop == git_opt_exec_path || call->stop == git_opt_query || writes_exec_path(call);
     if (query) {
         if (ours)
             setenv("GIT_EXEC_PATH", real, 1);

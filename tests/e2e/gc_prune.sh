@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# `git gc` runs `git worktree prune` itself, out of the shim's sight (DESIGN §6): install
-# sets gc.worktreePruneExpire=never, whatever was set before, and uninstall puts back the
-# previous value byte for byte (issue 7, item 9).
+# `git gc` runs `git worktree prune` itself (DESIGN §6). Through the shim, gc's own child
+# reaches the shim by the exec-path mirror and is guarded like any prune (issue 16, item
+# 9). A git that bypasses the shim does not: the scheduled maintenance job, which names
+# the real git (maintenance_schedule.sh), cron, an absolute path. So install still sets
+# gc.worktreePruneExpire=never, says so and why, and uninstall puts back the previous
+# value byte for byte (issue 7, item 9).
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/install_fixtures.bash"
 
@@ -35,6 +38,29 @@ assert_contains "$(git_real -C "$repo" worktree list --porcelain)" "$TEST_ROOT/d
 run_cmd "$GUARD" -C "$repo" uninstall
 assert_same_file "$TEST_ROOT/config.before" "$repo/.git/config" \
     "uninstall restores the config, gc.worktreePruneExpire=now included, byte for byte"
+
+section "git gc through the shim: its own worktree prune is guarded, not kept from pruning"
+repo=$TEST_ROOT/children
+new_repo "$repo"
+git_real -C "$repo" config guard.enabled true
+install_hook "$repo"
+commit=$(detached_commit "$repo" "$TEST_ROOT/child-tree")
+shim_on
+run_cmd git -C "$repo" -c gc.worktreePruneExpire=now -c gc.pruneExpire=now gc -q
+shim_off
+assert_eq 0 "$RC" "git gc succeeds through the shim: $ERR"
+assert_eq "" "$(ls "$repo/.git/worktrees" 2>/dev/null)" "git gc pruned the deleted tree's admin entry itself"
+assert_ne "" "$(git_real -C "$repo" for-each-ref --contains "$commit" --format='%(refname)' refs/heads/stranded/)" \
+    "git gc's own worktree prune lost the deleted tree's detached commit (the shim never saw it)"
+assert_contains "$ERR" "git-guard: saved" "gc's prune names the save on stderr"
+
+section "install says why it sets gc.worktreePruneExpire=never"
+repo=$TEST_ROOT/why
+new_repo "$repo"
+run_cmd "$GUARD" -C "$repo" install --shim-dir "$TEST_ROOT/shim"
+assert_contains "$OUT" "set gc.worktreePruneExpire=never" "install names the key it sets"
+assert_contains "$OUT" "bypasses the shim" "install says which prunes the key is for"
+"$GUARD" -C "$repo" uninstall >/dev/null
 
 section "absent stays absent"
 repo=$TEST_ROOT/absent

@@ -5,21 +5,26 @@
 #include <string>
 #include <vector>
 
+extern "C" {
+#include "guard/front/guarded.h"
+#include "guard/front/options.h"
+}
+
+// The front end's option table of `name` (guard/front/guarded.c) as a span.
+#define GUARD_TABLE(name) std::span<const guard::OptionSpec>(name##_options, static_cast<size_t>(name##_noptions))
+
 namespace guard {
 
-// One option of a git subcommand, as its parse-options table declares it.
-struct OptionSpec {
-    const char* name;        // the long name, or the short letter as a string
-    char short_name = 0;     // 0: long only
-    bool takes_value = false;
-};
+// One option of a git subcommand, as its parse-options table declares it: the front
+// end's type (guard/front/options.h), so that both read a table the same way.
+using OptionSpec = ::ArgOption;
 
-// A subcommand's arguments as git's parse-options reads them: long options by any
-// unique prefix (`--forc` is `--force`; an ambiguous prefix counts as every match),
-// short ones clustered (`-fdx`), values attached or separate, options anywhere before
-// `--`. Unknown options are skipped: git refuses them itself.
+// A subcommand's arguments as git's parse-options reads them, by the front end's one
+// parser (guard/front/options.c): unique prefixes, `--no-` negations, last-wins groups,
+// short clusters with values, `--end-of-options`, `--`. Unknown options are skipped:
+// git refuses them itself.
 struct Arguments {
-    std::map<std::string, int> count;                         // long name -> times given
+    std::map<std::string, int> count;                         // long name -> times in force
     std::map<std::string, std::vector<std::string>> values;   // long name -> values given
     std::vector<std::string> operands;                        // before `--`
     std::vector<std::string> paths;                           // after `--`
@@ -27,6 +32,7 @@ struct Arguments {
 
     bool has(const std::string& name) const { return count.contains(name); }
     std::string last(const std::string& name) const;
+    std::vector<std::string> operands_and_paths() const;
 };
 
 // Parses `words[first..]` against `table`.

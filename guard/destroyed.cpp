@@ -8,6 +8,7 @@
 #include "guard/error.hpp"
 #include "guard/operation.hpp"
 #include "guard/orphans.hpp"
+#include "guard/overwrites.hpp"
 #include "guard/scope.hpp"
 #include "guard/trailers.hpp"
 #include "guard/worktrees.hpp"
@@ -18,53 +19,18 @@
 #include <span>
 #include <string_view>
 
+
 namespace guard {
 
 namespace {
 
-constexpr std::array k_reset = {
-    OptionSpec{"soft"}, OptionSpec{"mixed"}, OptionSpec{"hard"}, OptionSpec{"merge"},
-    OptionSpec{"keep"}, OptionSpec{"quiet", 'q'}, OptionSpec{"patch", 'p'},
-    OptionSpec{"intent-to-add", 'N'}, OptionSpec{"recurse-submodules"}, OptionSpec{"refresh"},
-    OptionSpec{"pathspec-from-file", 0, true}, OptionSpec{"pathspec-file-nul"}};
-constexpr std::array k_checkout = {
-    OptionSpec{"quiet", 'q'}, OptionSpec{"progress"}, OptionSpec{"force", 'f'},
-    OptionSpec{"ours", '2'}, OptionSpec{"theirs", '3'}, OptionSpec{"merge", 'm'},
-    OptionSpec{"conflict", 0, true}, OptionSpec{"detach"}, OptionSpec{"track", 't'},
-    OptionSpec{"guess"}, OptionSpec{"orphan", 0, true}, OptionSpec{"b", 'b', true},
-    OptionSpec{"B", 'B', true}, OptionSpec{"l", 'l'}, OptionSpec{"overwrite-ignore"},
-    OptionSpec{"ignore-other-worktrees"}, OptionSpec{"recurse-submodules"},
-    OptionSpec{"overlay"}, OptionSpec{"patch", 'p'}, OptionSpec{"pathspec-from-file", 0, true},
-    OptionSpec{"pathspec-file-nul"}, OptionSpec{"ignore-skip-worktree-bits"}};
-constexpr std::array k_switch = {
-    OptionSpec{"create", 'c', true}, OptionSpec{"force-create", 'C', true},
-    OptionSpec{"orphan", 0, true}, OptionSpec{"guess"}, OptionSpec{"discard-changes"},
-    OptionSpec{"force", 'f'}, OptionSpec{"merge", 'm'}, OptionSpec{"conflict", 0, true},
-    OptionSpec{"detach", 'd'}, OptionSpec{"track", 't'}, OptionSpec{"quiet", 'q'},
-    OptionSpec{"progress"}, OptionSpec{"ignore-other-worktrees"}, OptionSpec{"recurse-submodules"}};
-constexpr std::array k_restore = {
-    OptionSpec{"source", 's', true}, OptionSpec{"staged", 'S'}, OptionSpec{"worktree", 'W'},
-    OptionSpec{"ignore-unmerged"}, OptionSpec{"overlay"}, OptionSpec{"quiet", 'q'},
-    OptionSpec{"progress"}, OptionSpec{"ours", '2'}, OptionSpec{"theirs", '3'},
-    OptionSpec{"merge", 'm'}, OptionSpec{"conflict", 0, true}, OptionSpec{"patch", 'p'},
-    OptionSpec{"pathspec-from-file", 0, true}, OptionSpec{"pathspec-file-nul"},
-    OptionSpec{"ignore-skip-worktree-bits"}, OptionSpec{"recurse-submodules"}};
-constexpr std::array k_clean = {
-    OptionSpec{"force", 'f'}, OptionSpec{"interactive", 'i'}, OptionSpec{"dry-run", 'n'},
-    OptionSpec{"quiet", 'q'}, OptionSpec{"d", 'd'}, OptionSpec{"exclude", 'e', true},
-    OptionSpec{"x", 'x'}, OptionSpec{"X", 'X'}};
-
-constexpr std::array k_rm = {
-    OptionSpec{"force", 'f'}, OptionSpec{"dry-run", 'n'}, OptionSpec{"r", 'r'}, OptionSpec{"cached"},
-    OptionSpec{"ignore-unmatch"}, OptionSpec{"sparse"}, OptionSpec{"quiet", 'q'},
-    OptionSpec{"pathspec-from-file", 0, true}, OptionSpec{"pathspec-file-nul"}};
-
-std::vector<std::string> all_paths(const Arguments& a)
-{
-    std::vector<std::string> out = a.operands;
-    out.insert(out.end(), a.paths.begin(), a.paths.end());
-    return out;
-}
+// The front end's tables (guard/front/guarded.c): one reading of each command line.
+const std::span<const OptionSpec> k_reset = GUARD_TABLE(reset);
+const std::span<const OptionSpec> k_checkout = GUARD_TABLE(checkout);
+const std::span<const OptionSpec> k_switch = GUARD_TABLE(switch);
+const std::span<const OptionSpec> k_restore = GUARD_TABLE(restore);
+const std::span<const OptionSpec> k_clean = GUARD_TABLE(clean);
+const std::span<const OptionSpec> k_rm = GUARD_TABLE(rm);
 
 // reset --hard|--merge|--keep [<commit>]: every staged and unstaged change, and the
 // untracked files the commit's tree replaces. --merge and --keep lose less, or
@@ -180,7 +146,7 @@ Destroyed restore(const GitCall& call)
     bool staged = a.has("staged");
     if (staged && !a.has("worktree")) // the index alone: the working files stay
         return {};
-    auto paths = all_paths(a);
+    auto paths = a.operands_and_paths();
     bool from_file = a.has("pathspec-from-file");
     if (paths.empty() && !from_file && !a.has("patch"))
         return {}; // git refuses: "you must specify path(s) to restore"
@@ -231,7 +197,7 @@ Destroyed rm(const GitCall& call)
     Arguments a = parse_arguments(call.words, 1, k_rm);
     if (!a.has("force") || a.has("cached") || a.has("dry-run"))
         return {};
-    std::vector<std::string> paths = a.has("pathspec-from-file") ? std::vector<std::string>{} : all_paths(a);
+    std::vector<std::string> paths = a.has("pathspec-from-file") ? std::vector<std::string>{} : a.operands_and_paths();
     if (paths.empty() && !a.has("pathspec-from-file"))
         return {}; // git refuses: "No pathspec was given"
     return ask_scope(call, {.pathspec = paths, .worktree = true, .index = true}, "rm -f");
@@ -254,7 +220,7 @@ Destroyed clean(const GitCall& call)
     for (const auto& e : a.values["exclude"])
         oracle.insert(oracle.end(), {"-e", e});
     oracle.emplace_back("--");
-    auto paths = all_paths(a);
+    auto paths = a.operands_and_paths();
     oracle.insert(oracle.end(), paths.begin(), paths.end());
     auto r = ask_git(call, oracle);
     if (r.status != 0)
@@ -288,11 +254,13 @@ struct Destroyer {
 const std::array k_destroyers = {
     Destroyer{"reset", reset, k_reset},           Destroyer{"checkout", checkout, k_checkout},
     Destroyer{"switch", switch_branch, k_switch}, Destroyer{"restore", restore, k_restore},
-    Destroyer{"clean", clean, k_clean},           Destroyer{"stash", stash_drop, {}},
+    Destroyer{"clean", clean, k_clean},           Destroyer{"stash", stash, {}},
     Destroyer{"rm", rm, k_rm},                    Destroyer{"branch", branch_move, branch_options()},
     Destroyer{"submodule", submodule, {}},        Destroyer{"merge", operation_end, {}},
     Destroyer{"rebase", operation_end, {}},       Destroyer{"cherry-pick", operation_end, {}},
     Destroyer{"revert", operation_end, {}},       Destroyer{"am", operation_end, {}},
+    Destroyer{"read-tree", read_tree, GUARD_TABLE(read_tree)},
+    Destroyer{"checkout-index", checkout_index, GUARD_TABLE(checkout_index)},
 };
 
 const Destroyer* destroyer(const std::string& word)

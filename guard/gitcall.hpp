@@ -14,6 +14,7 @@ struct GitCall {
     std::vector<std::string> argv;             // the caller's original argv (argv[0] = "git")
     std::string real_git;                      // absolute path of the real git
     bool enabled_asked = false;                // the front end has heard guard.enabled=true from git
+    bool hooks_off = false;                    // the caller's own config names core.hooksPath or hook.*
 };
 
 } // namespace guard

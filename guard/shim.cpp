@@ -5,6 +5,7 @@
 #include "guard/shim.hpp"
 #include "guard/journal.hpp"
 
+#include "guard/arguments.hpp"
 #include "guard/error.hpp"
 #include "guard/git.hpp"
 #include "guard/unhooked.hpp"
@@ -36,11 +37,10 @@ namespace guard {
 
 namespace {
 
+// git, as the caller ran it (with our hook put back when the caller switched hooks off).
 [[noreturn]] void exec_git(const GitCall& call)
 {
-    std::vector<std::string> argv = call.argv;
-    argv[0] = call.real_git;
-    exec(argv);
+    exec(git_argv(call));
 }
 
 // `git config --bool <key>` as the caller's git would read it (its -c, --git-dir, -C).
@@ -162,9 +162,8 @@ int guard_remove(const GitCall& call)
 // `git worktree prune`: save every tree git itself says it would prune.
 int guard_prune(const GitCall& call)
 {
-    for (size_t i = 2; i < call.words.size(); ++i)
-        if (call.words[i] == "-n" || call.words[i] == "--dry-run")
-            exec_git(call);
+    if (parse_arguments(call.words, 2, GUARD_TABLE(worktree_prune)).has("dry-run"))
+        exec_git(call); // the last of -n and --no-dry-run is git's
     for (const auto& tree : prune_candidates(call))
         if (int rc = save_listed(call, tree, "worktree prune"))
             return rc;
@@ -206,9 +205,7 @@ int guard_add(const GitCall& call)
     if (force)
         if (int rc = save_replaced(call, path))
             return rc;
-    std::vector<std::string> argv = call.argv;
-    argv[0] = call.real_git;
-    auto r = run(argv, {.capture = false, .judged = true});
+    auto r = run(git_argv(call), {.capture = false, .judged = true});
     if (r.status == 0 && no_checkout && config_true(call, "guard.lockWorktrees"))
         ask_git(call, {"worktree", "lock", "--reason", "git-guard", path});
     if (r.status == 0) // the new tree's hooks (husky's .husky/_ is missing there), lefthook job
@@ -233,9 +230,13 @@ GitCall decode_call(const std::vector<std::string>& args)
 {
     GitCall call;
     auto fail = [] { return UsageError("the shim's handoff is malformed (front end and git-guard differ?)"); };
-    if (args.size() < 6 || (args[1] != "--guard-call=1" && args[1] != "--guard-call=2"))
+    std::string mode = args.size() < 6 ? "" : args[1];
+    call.hooks_off = mode.ends_with(",hooks-off");
+    if (call.hooks_off)
+        mode.resize(mode.size() - 10);
+    if (mode != "--guard-call=1" && mode != "--guard-call=2")
         throw fail();
-    call.enabled_asked = args[1] == "--guard-call=2";
+    call.enabled_asked = mode == "--guard-call=2";
     call.real_git = args[2];
     call.cwd = args[3];
     size_t at = 4;
@@ -261,8 +262,10 @@ int run_shim(const std::vector<std::string>& args)
     if (args.size() < 2 || !args[1].starts_with("--guard-call="))
         reparse(args);
     GitCall call = decode_call(args);
-    if (call.words.empty() || (!call.enabled_asked && !config_true(call, "guard.enabled")))
+    if (call.words.empty() || (!call.enabled_asked && !config_true(call, "guard.enabled"))) {
+        call.hooks_off = false;
         exec_git(call); // unguarded: git, untouched (DESIGN §0.4)
+    }
     init_log(common_git_dir(call), false);
     spdlog::info("shim: git {}", call.words[0]);
     if (call.words[0] != "worktree") {

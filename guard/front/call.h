@@ -33,11 +33,12 @@ int parse_call(int argc, char* argv[], const char* real_git, const char* exec_pa
 int run_config(const char* real_git, const struct Call* call, const char* const* rest, char* buffer,
                size_t size, size_t* got);
 
-// Whether `call` is one the full binary guards: `worktree remove|prune|add`, or an
-// in-place destroyer (reset --hard/--merge/--keep, checkout/switch that may discard,
-// restore of worktree files, clean, stash drop|clear, rm -f, and merge --abort or
-// rebase, cherry-pick, revert, am --abort|--skip). Errs towards yes: a call
-// forwarded for nothing costs the full binary's start; one missed costs the work.
+// Whether `call` is one the full binary guards: a form that may destroy work of a command
+// the table in commands.c judges in the shim (worktree remove|prune|add, reset --hard,
+// clean, read-tree -u --reset, checkout-index -f, stash, …), each read by git's option
+// rules (options.c); or a command that writes refs while the caller's own configuration
+// switches hooks off (guarded.h, call_switches_hooks). Errs towards yes: a call forwarded
+// for nothing costs the full binary's start; one missed costs the work.
 int is_guarded_call(const struct Call* call);
 
 // Whether `call` is an in-place destroyer (is_guarded_call minus worktree commands).

@@ -1,43 +1,94 @@
-// Which parsed calls the shim forwards to the full binary: the commands that may
-// destroy work (DESIGN §6). Errs towards yes: a call forwarded for nothing costs the
-// full binary's start; one missed costs the work.
-#include "call.h"
+// Which parsed calls the shim forwards to the full binary: the forms of the commands
+// that may destroy work (DESIGN §6), each read with git's own option rules (options.c)
+// and the command's option table below. Errs towards yes: a call forwarded for nothing
+// costs the full binary's start; one missed costs the work.
+#include "commands.h"
+#include "guarded.h"
 
+#include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+#define OPTIONS(name, ...)                                                                           \
+    const struct ArgOption name##_options[] = {__VA_ARGS__};                                         \
+    const int name##_noptions = (int)(sizeof name##_options / sizeof *name##_options)
+
+// Shared by checkout, switch and restore (builtin/checkout.c).
+#define CHECKOUT_COMMON                                                                              \
+    {"quiet", 'q', 0, 0}, {"progress", 0, 0, 0}, {"recurse-submodules", 0, arg_optional, 0},         \
+        {"merge", 'm', 0, 0}, {"conflict", 0, arg_value, 0}, {"overwrite-ignore", 0, 0, 0},          \
+        {"ignore-other-worktrees", 0, 0, 0}, {"auto-advance", 0, 0, 0}, {"unified", 'U', arg_value, 0}, \
+        {"inter-hunk-context", 0, arg_value, 0}
+
+OPTIONS(reset, {"quiet", 'q', 0, 0}, {"no-refresh", 0, 0, 0}, {"refresh", 0, 0, 0}, {"mixed", 0, 0, 1},
+        {"soft", 0, 0, 1}, {"hard", 0, 0, 1}, {"merge", 0, 0, 1}, {"keep", 0, 0, 1},
+        {"recurse-submodules", 0, arg_optional, 0}, {"patch", 'p', 0, 0}, {"auto-advance", 0, 0, 0},
+        {"unified", 'U', arg_value, 0}, {"inter-hunk-context", 0, arg_value, 0},
+        {"intent-to-add", 'N', 0, 0}, {"pathspec-from-file", 0, arg_value, 0},
+        {"pathspec-file-nul", 0, 0, 0});
+OPTIONS(checkout, CHECKOUT_COMMON, {"force", 'f', 0, 0}, {"ours", '2', 0, 2}, {"theirs", '3', 0, 2},
+        {"detach", 0, 0, 0}, {"track", 't', arg_optional, 0}, {"guess", 0, 0, 0},
+        {"orphan", 0, arg_value, 0}, {"b", 'b', arg_value, 0}, {"B", 'B', arg_value, 0}, {"l", 'l', 0, 0},
+        {"overlay", 0, 0, 0}, {"patch", 'p', 0, 0}, {"pathspec-from-file", 0, arg_value, 0},
+        {"pathspec-file-nul", 0, 0, 0}, {"ignore-skip-worktree-bits", 0, 0, 0});
+OPTIONS(switch, CHECKOUT_COMMON, {"create", 'c', arg_value, 0}, {"force-create", 'C', arg_value, 0},
+        {"orphan", 0, arg_value, 0}, {"guess", 0, 0, 0}, {"discard-changes", 0, 0, 0},
+        {"force", 'f', 0, 0}, {"detach", 'd', 0, 0}, {"track", 't', arg_optional, 0});
+OPTIONS(restore, CHECKOUT_COMMON, {"source", 's', arg_value, 0}, {"staged", 'S', 0, 0},
+        {"worktree", 'W', 0, 0}, {"ignore-unmerged", 0, 0, 0}, {"overlay", 0, 0, 0}, {"ours", '2', 0, 2},
+        {"theirs", '3', 0, 2}, {"patch", 'p', 0, 0}, {"pathspec-from-file", 0, arg_value, 0},
+        {"pathspec-file-nul", 0, 0, 0}, {"ignore-skip-worktree-bits", 0, 0, 0});
+OPTIONS(clean, {"quiet", 'q', 0, 0}, {"dry-run", 'n', 0, 0}, {"force", 'f', 0, 0},
+        {"interactive", 'i', 0, 0}, {"d", 'd', 0, 0}, {"exclude", 'e', arg_value, 0}, {"x", 'x', 0, 0},
+        {"X", 'X', 0, 0});
+OPTIONS(rm, {"dry-run", 'n', 0, 0}, {"quiet", 'q', 0, 0}, {"cached", 0, 0, 0}, {"force", 'f', 0, 0},
+        {"r", 'r', 0, 0}, {"ignore-unmatch", 0, 0, 0}, {"sparse", 0, 0, 0},
+        {"pathspec-from-file", 0, arg_value, 0}, {"pathspec-file-nul", 0, 0, 0});
+OPTIONS(read_tree, {"index-output", 0, arg_value, 0}, {"empty", 0, 0, 0}, {"verbose", 'v', 0, 0},
+        {"m", 'm', 0, 0}, {"trivial", 0, 0, 0}, {"aggressive", 0, 0, 0}, {"reset", 0, 0, 0},
+        {"prefix", 0, arg_value, 0}, {"u", 'u', 0, 0}, {"exclude-per-directory", 0, arg_value, 0},
+        {"i", 'i', 0, 0}, {"dry-run", 'n', 0, 0}, {"no-sparse-checkout", 0, 0, 0},
+        {"sparse-checkout", 0, 0, 0}, {"debug-unpack", 0, 0, 0}, {"recurse-submodules", 0, arg_optional, 0},
+        {"quiet", 'q', 0, 0}, {"super-prefix", 0, arg_value, 0});
+OPTIONS(checkout_index, {"all", 'a', 0, 0}, {"ignore-skip-worktree-bits", 0, 0, 0}, {"force", 'f', 0, 0},
+        {"quiet", 'q', 0, 0}, {"no-create", 'n', 0, 0}, {"index", 'u', 0, 0}, {"z", 'z', 0, 0},
+        {"stdin", 0, 0, 0}, {"temp", 0, 0, 0}, {"prefix", 0, arg_value, 0}, {"stage", 0, arg_value, 0});
+OPTIONS(stash_push, {"keep-index", 'k', 0, 0}, {"staged", 'S', 0, 0}, {"patch", 'p', 0, 0},
+        {"auto-advance", 0, 0, 0}, {"unified", 'U', arg_value, 0}, {"inter-hunk-context", 0, arg_value, 0},
+        {"quiet", 'q', 0, 0}, {"include-untracked", 'u', 0, 3}, {"all", 'a', 0, 3},
+        {"message", 'm', arg_value, 0}, {"pathspec-from-file", 0, arg_value, 0},
+        {"pathspec-file-nul", 0, 0, 0});
+OPTIONS(worktree_prune, {"dry-run", 'n', 0, 0}, {"verbose", 'v', 0, 0}, {"expire", 0, arg_value, 0});
 
 static int is(const char* a, const char* b)
 {
     return strcmp(a, b) == 0;
 }
 
-// `word` is `--<name>` or an abbreviation of it at least `min` characters long, as
-// parse-options accepts unique prefixes (`--forc` is `--force`).
-static int long_option(const char* word, const char* name, size_t min)
+// Parses `call->words[first..]` against a table and tests the named options (NULL-ended):
+// 1 when any is in force. In doubt (no memory), 1.
+static int any_of(const struct Call* call, int first, const struct ArgOption* table, int n,
+                  const char* const* names, struct ArgParse* keep)
 {
-    size_t n = strlen(word);
-    return n >= min && strncmp(word, name, n) == 0;
+    struct ArgParse parsed;
+    if (parse_args(call->nwords, call->words, first, table, n, &parsed) != 0)
+        return 1;
+    int found = 0;
+    for (const char* const* name = names; *name && !found; ++name)
+        found = arg_has(&parsed, table, n, *name);
+    if (keep)
+        *keep = parsed;
+    else
+        free_args(&parsed);
+    return found;
 }
+#define ANY(call, first, table, keep, ...)                                                           \
+    any_of(call, first, table##_options, table##_noptions, (const char* const[]){__VA_ARGS__, NULL}, keep)
 
-// `word` is a cluster of short options (`-fdx`) holding `letter` before any letter in
-// `with_value` (whose value takes the rest of the word).
-static int short_option(const char* word, char letter, const char* with_value)
-{
-    if (word[0] != '-' || word[1] == '-' || !word[1])
-        return 0;
-    for (const char* c = word + 1; *c; ++c) {
-        if (*c == letter)
-            return 1;
-        if (strchr(with_value, *c))
-            return 0;
-    }
-    return 0;
-}
-
-// One non-option word that may be a pathspec rather than a branch: `.`, a glob, pathspec
-// magic, or something that exists on disk. Restoring a path that does not exist
-// destroys nothing.
+// One operand that may be a pathspec rather than a branch: `.`, a glob, pathspec magic,
+// or something that exists on disk. Restoring a path that does not exist destroys nothing.
 static int may_be_path(const struct Call* call, const char* word)
 {
     char path[k_path_max];
@@ -49,116 +100,168 @@ static int may_be_path(const struct Call* call, const char* word)
     return n < 0 || (size_t)n >= sizeof path || lstat(path, &st) == 0;
 }
 
-static int checkout_may_destroy(const struct Call* call)
+int reset_may_destroy(const struct Call* call)
 {
-    int plain = 0;
-    const char* last = NULL;
-    for (int i = 1; i < call->nwords; ++i) {
-        const char* w = call->words[i];
-        if (is(w, "--") || short_option(w, 'f', "bB") || short_option(w, 'p', "bB") ||
-            short_option(w, 'B', "b") || // resets an existing branch: its own commits may go
-            long_option(w, "--force", 3) || long_option(w, "--patch", 4) ||
-            long_option(w, "--pathspec-from-file", 4) || long_option(w, "--ours", 4) ||
-            long_option(w, "--theirs", 3))
-            return 1;
-        if (is(w, "-b") || is(w, "-B") || is(w, "--orphan") || is(w, "--conflict"))
-            ++i; // takes the next word as its value
-        else if (w[0] != '-' && ++plain)
-            last = w;
-    }
-    return plain > 1 || (plain == 1 && may_be_path(call, last));
+    return ANY(call, 1, reset, NULL, "hard", "merge", "keep"); // the last mode given is git's
 }
 
-static int option_in(const struct Call* call, int (*test)(const char*))
+int checkout_may_destroy(const struct Call* call)
 {
-    for (int i = 1; i < call->nwords && !is(call->words[i], "--"); ++i)
-        if (test(call->words[i]))
+    struct ArgParse a;
+    if (ANY(call, 1, checkout, &a, "force", "patch", "pathspec-from-file", "ours", "theirs", "B"))
+        return free_args(&a), 1; // -B resets an existing branch: its own commits may go
+    int destroys = a.dashdash || a.noperands > 1 || (a.noperands == 1 && may_be_path(call, a.operands[0]));
+    free_args(&a);
+    return destroys;
+}
+
+int switch_may_destroy(const struct Call* call) // -C resets an existing branch
+{
+    return ANY(call, 1, switch, NULL, "force", "discard-changes", "force-create");
+}
+
+int restore_may_destroy(const struct Call* call) // `--staged` alone destroys nothing in the tree
+{
+    return !ANY(call, 1, restore, NULL, "staged") || ANY(call, 1, restore, NULL, "worktree");
+}
+
+int clean_may_destroy(const struct Call* call) // clean.requireForce=false cleans without -f
+{
+    return !ANY(call, 1, clean, NULL, "dry-run");
+}
+
+// Without -f git refuses to remove what differs from HEAD; --cached leaves the files.
+int rm_may_destroy(const struct Call* call)
+{
+    return ANY(call, 1, rm, NULL, "force") && !ANY(call, 1, rm, NULL, "cached", "dry-run");
+}
+
+// drop and clear let stash commits go; push (also `git stash` alone, or with options)
+// runs `reset --hard`, which deletes an untracked file standing where a tracked path was
+// unless -u or -a stashes it first.
+int stash_may_destroy(const struct Call* call)
+{
+    const char* sub = call->nwords > 1 ? call->words[1] : "push";
+    if (is(sub, "drop") || is(sub, "clear"))
+        return 1;
+    int first = sub[0] == '-' ? 1 : 2;
+    if (sub[0] != '-' && !is(sub, "push") && !is(sub, "save"))
+        return 0;
+    return !ANY(call, first, stash_push, NULL, "include-untracked", "all");
+}
+
+int submodule_may_destroy(const struct Call* call) // update --force, deinit --force
+{
+    if (call->nwords < 2 || !(is(call->words[1], "update") || is(call->words[1], "deinit")))
+        return 0;
+    static const struct ArgOption force[] = {{"force", 'f', 0, 0}};
+    struct ArgParse a;
+    if (parse_args(call->nwords, call->words, 2, force, 1, &a) != 0)
+        return 1;
+    int forced = a.count[0] > 0;
+    free_args(&a);
+    return forced;
+}
+
+// -f, -M, -C put a branch onto another commit; -d, -D are the shim's when no hook of ours
+// runs. Read loosely (any of these letters in a cluster, any prefix of --force or
+// --delete): forwarding a listing costs a start, missing a deletion costs the commits.
+int branch_may_destroy(const struct Call* call)
+{
+    static const struct ArgOption table[] = {
+        {"force", 'f', 0, 0}, {"M", 'M', 0, 0}, {"C", 'C', 0, 0}, {"delete", 'd', 0, 0}, {"D", 'D', 0, 0},
+        {"set-upstream-to", 'u', arg_value, 0}, {"contains", 0, arg_value, 0}, {"no-contains", 0, arg_value, 0},
+        {"merged", 0, arg_value, 0}, {"no-merged", 0, arg_value, 0}, {"points-at", 0, arg_value, 0},
+        {"sort", 0, arg_value, 0}, {"format", 0, arg_value, 0}};
+    struct ArgParse a;
+    if (parse_args(call->nwords, call->words, 1, table, 13, &a) != 0)
+        return 1;
+    int destroys = a.count[0] || a.count[1] || a.count[2] || a.count[3] || a.count[4];
+    free_args(&a);
+    return destroys;
+}
+
+// --abort, --skip: the rest of the operation goes (any unique prefix: none of these
+// commands has another long option that starts `--ab` or `--sk`).
+int operation_may_end(const struct Call* call)
+{
+    static const struct ArgOption table[] = {{"abort", 0, 0, 0}, {"skip", 0, 0, 0}};
+    struct ArgParse a;
+    if (parse_args(call->nwords, call->words, 1, table, 2, &a) != 0)
+        return 1;
+    int ends = a.count[0] || (a.count[1] && !is(call->words[0], "merge"));
+    free_args(&a);
+    return ends;
+}
+
+// read-tree -u with --reset or -m overwrites the working files with the tree's (git's own
+// `reset --hard` in plumbing); without -u only the index is written.
+int read_tree_may_destroy(const struct Call* call)
+{
+    return ANY(call, 1, read_tree, NULL, "u") && ANY(call, 1, read_tree, NULL, "reset", "m") &&
+           !ANY(call, 1, read_tree, NULL, "dry-run");
+}
+
+// checkout-index -f writes the index's version over the working file; without -f it
+// leaves an existing file alone.
+int checkout_index_may_destroy(const struct Call* call)
+{
+    return ANY(call, 1, checkout_index, NULL, "force") && !ANY(call, 1, checkout_index, NULL, "temp");
+}
+
+int worktree_may_destroy(const struct Call* call)
+{
+    return call->nwords > 1 && (is(call->words[1], "remove") || is(call->words[1], "prune") ||
+                                is(call->words[1], "add"));
+}
+
+// `key` (as git compares config keys: case-insensitive) is core.hooksPath or a hook.* key.
+static int names_hooks(const char* text)
+{
+    for (const char* at = text; *at; ++at)
+        if (strncasecmp(at, "core.hookspath", 14) == 0 || strncasecmp(at, "hook.", 5) == 0)
             return 1;
     return 0;
 }
 
-static int resets_tree(const char* w)
+int call_switches_hooks(const struct Call* call)
 {
-    return long_option(w, "--hard", 3) || long_option(w, "--merge", 4) ||
-           long_option(w, "--keep", 3);
-}
-static int switch_discards(const char* w)
-{
-    return short_option(w, 'f', "cC") || long_option(w, "--force", 3) ||
-           long_option(w, "--discard-changes", 4) || short_option(w, 'C', "c") ||
-           long_option(w, "--force-create", 8); // -C resets an existing branch
-}
-static int forces_submodule(const char* w) // update -f, deinit -f
-{
-    return is(w, "-f") || long_option(w, "--force", 4);
-}
-static int forces_branch(const char* w) // -f, -M, -C: a branch put onto another commit;
-{                                         // -d, -D: the shim's when no hook of ours runs
-    return short_option(w, 'f', "u") || short_option(w, 'M', "u") || short_option(w, 'C', "u") ||
-           long_option(w, "--force", 6) || short_option(w, 'd', "u") || short_option(w, 'D', "u") ||
-           long_option(w, "--delete", 5);
-}
-static int restores_staged(const char* w)
-{
-    return short_option(w, 'S', "s") || long_option(w, "--staged", 4);
-}
-static int restores_worktree(const char* w)
-{
-    return short_option(w, 'W', "s") || long_option(w, "--worktree", 3);
-}
-static int cleans_dry(const char* w)
-{
-    return short_option(w, 'n', "e") || long_option(w, "--dry-run", 3);
-}
-static int drops_stash(const char* w)
-{
-    return is(w, "drop") || is(w, "clear");
-}
-static int removes_forced(const char* w)
-{
-    return short_option(w, 'f', "") || long_option(w, "--force", 3);
-}
-static int ends_operation(const char* w) // --abort, --skip: the rest of the operation goes
-{
-    return long_option(w, "--abort", 4) || long_option(w, "--skip", 4);
+    for (int i = 0; i < call->nglobals; ++i)
+        if (names_hooks(call->globals[i]))
+            return 1;
+    const char* params = getenv("GIT_CONFIG_PARAMETERS");
+    if (params && names_hooks(params))
+        return 1;
+    const char* count = getenv("GIT_CONFIG_COUNT");
+    long n = count ? strtol(count, NULL, 10) : 0;
+    for (long i = 0; i < n && i < 100000; ++i) {
+        char name[32];
+        snprintf(name, sizeof name, "GIT_CONFIG_KEY_%ld", i);
+        const char* key = getenv(name);
+        if (key && names_hooks(key))
+            return 1;
+    }
+    return 0;
 }
 
 int is_in_place(const struct Call* call)
 {
-    if (call->stop >= 0 || call->nwords == 0)
+    if (call->stop >= 0 || call->nwords == 0 || is(call->words[0], "worktree"))
         return 0;
-    const char* command = call->words[0];
-    if (is(command, "reset"))
-        return option_in(call, resets_tree);
-    if (is(command, "checkout"))
-        return checkout_may_destroy(call);
-    if (is(command, "switch"))
-        return option_in(call, switch_discards);
-    if (is(command, "restore")) // `--staged` alone destroys nothing in the tree
-        return !option_in(call, restores_staged) || option_in(call, restores_worktree);
-    if (is(command, "clean")) // clean.requireForce=false cleans without -f
-        return !option_in(call, cleans_dry);
-    if (is(command, "stash"))
-        return option_in(call, drops_stash);
-    if (is(command, "submodule")) // update --force, deinit --force: the submodules' own work
-        return call->nwords > 1 && (is(call->words[1], "update") || is(call->words[1], "deinit")) &&
-               option_in(call, forces_submodule);
-    if (is(command, "branch")) // deletions are the hook's, unless no hook of ours runs
-        return option_in(call, forces_branch);
-    if (is(command, "rm")) // without -f git refuses to remove what differs from HEAD
-        return option_in(call, removes_forced);
-    if (is(command, "merge") || is(command, "rebase") || is(command, "cherry-pick") ||
-        is(command, "revert") || is(command, "am"))
-        return option_in(call, ends_operation);
-    return 0;
+    const struct GitCommand* command = find_command(call->words[0]);
+    return command && command->may_destroy && command->may_destroy(call);
 }
 
+// Also forwarded: a ref writer run with the caller's hooks switched off (DESIGN §2.4):
+// the full binary puts our hook back, alone.
 int is_guarded_call(const struct Call* call)
 {
     if (call->stop >= 0 || call->nwords == 0)
         return 0;
-    if (is(call->words[0], "worktree"))
-        return call->nwords > 1 && (is(call->words[1], "remove") || is(call->words[1], "prune") ||
-                                    is(call->words[1], "add"));
-    return is_in_place(call);
+    const struct GitCommand* command = find_command(call->words[0]);
+    if (!command)
+        return 0;
+    if (command->may_destroy && command->may_destroy(call))
+        return 1;
+    return (command->writes & writes_refs) && call_switches_hooks(call);
 }

@@ -4,9 +4,11 @@
 // execs the real git, untouched, for everything else. Either way git runs with the
 // exec-path mirror (execpath.c), so that the `git` git's own children run is this shim.
 #include "call.h"
+#include "commands.h"
 #include "common.h"
 #include "enclosing.h"
 #include "execpath.h"
+#include "guarded.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -207,9 +209,10 @@ static int guard_enabled(const struct Call* call)
 }
 
 // The handoff (docs/decisions.md, "The shim"): the full binary runs as
-//   git --guard-call=N <real git> <cwd> <G> <globals…> <W> <words…> -- <the caller's argv[1..]>
+//   git --guard-call=N[,hooks-off] <real git> <cwd> <G> <globals…> <W> <words…> -- <argv[1..]>
 // argv[0] "git" selects the shim mode; the full binary takes the parse as it is. N is 2
-// when git has said guard.enabled is true here, 1 when the full binary must ask itself.
+// when git has said guard.enabled is true here, 1 when the full binary must ask itself;
+// `,hooks-off`: the caller's own configuration names core.hooksPath or a hook.* key.
 static int forward(int argc, char** argv, const struct Call* call, int enabled)
 {
     char dir[k_path_max], full[k_path_max], real[k_path_max];
@@ -230,7 +233,9 @@ static int forward(int argc, char** argv, const struct Call* call, int enabled)
         return 128;
     int n = 0;
     out[n++] = (char*)"git";
-    out[n++] = (char*)(enabled == 1 ? "--guard-call=2" : "--guard-call=1");
+    int hooks = call_switches_hooks(call);
+    out[n++] = (char*)(enabled == 1 ? (hooks ? "--guard-call=2,hooks-off" : "--guard-call=2")
+                                    : (hooks ? "--guard-call=1,hooks-off" : "--guard-call=1"));
     out[n++] = real;
     out[n++] = (char*)call->cwd;
     out[n++] = number(call->nglobals);
@@ -303,6 +308,11 @@ int main(int argc, char** argv)
     if (argc == 2 && strcmp(argv[1], "--guard-exec-path") == 0 &&
         strcmp(base_name(argv[0]), "git-guard-shim") == 0)
         return print_mirror();
+    if (argc == 2 && strcmp(argv[1], "--guard-commands") == 0 &&
+        strcmp(base_name(argv[0]), "git-guard-shim") == 0) {
+        print_commands(); // the command table, for tests/e2e/command_table.sh and docs/commands.md
+        return 0;
+    }
     static struct Call call;
     char real[k_path_max];
     int ours = 0;

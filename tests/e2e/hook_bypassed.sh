@@ -2,17 +2,12 @@
 # Branch deletions that no git-guard hook would see (DESIGN §6): core.hooksPath moved after
 # install, or another tool's reference-transaction hook put in place of ours. The shim
 # then judges `git branch -d|-D|--delete` itself, as the hook would, before git runs.
+# Hooks switched off by the caller itself are hooks_off.sh's (our hook runs alone).
 # With the hook in effect, the hook alone saves (once). `git guard doctor` reports the
 # broken hook either way.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-# unpushed REPO BRANCH: BRANCH off main with one commit that exists nowhere else. Prints its id.
-unpushed() {
-    git_real -C "$1" checkout -q -b "$2" main &&
-        printf '%s\n' "$2" >"$1/$2.txt" && git_real -C "$1" add "$2.txt" &&
-        git_real -C "$1" commit -q -m "work on $2" && git_real -C "$1" checkout -q main &&
-        git_real -C "$1" rev-parse "$2"
-}
+source "$(dirname "${BASH_SOURCE[0]}")/branch_fixtures.bash"
 
 # stranded REPO BRANCH: the stranded branches saved for BRANCH.
 stranded() {
@@ -55,22 +50,31 @@ git_real -C "$REPO" branch merged main
 run_cmd git branch -d merged
 assert_eq 0 "$RC" "branch -d of a merged branch failed ($ERR)"
 assert_eq "" "$(stranded "$REPO" merged)" "a branch merged into main was saved"
-section "git -c core.hooksPath=/dev/null branch -D stays the way to delete with the guard off"
-unpushed "$REPO" let-go >/dev/null
-run_cmd git -c core.hooksPath=/dev/null branch -D let-go
+section "hooks switched off by the caller are not the guard off (DESIGN §2.4): each deletion is saved"
+TIP=$(unpushed "$REPO" off-c)
+run_cmd git -c core.hooksPath=/dev/null branch -D off-c
 assert_eq 0 "$RC" "branch -D with the hooks off failed ($ERR)"
-assert_no_ref "$REPO" refs/heads/let-go "git did not delete the branch"
-assert_eq "" "$(stranded "$REPO" let-go)" "a deletion with the hooks turned off on the command line was saved"
-unpushed "$REPO" let-go-env >/dev/null
-run_cmd env GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.hooksPath GIT_CONFIG_VALUE_0=/dev/null git branch -D let-go-env
-assert_eq "" "$(stranded "$REPO" let-go-env)" "a deletion with the hooks turned off in git's config environment was saved"
-unpushed "$REPO" let-go-params >/dev/null
-run_cmd env "GIT_CONFIG_PARAMETERS='core.hooksPath'='/dev/null'" git branch -D let-go-params
-assert_eq "" "$(stranded "$REPO" let-go-params)" "a deletion with the hooks turned off by a parent git's -c was saved"
-unpushed "$REPO" let-go-config-env >/dev/null
-run_cmd env HP=/dev/null git --config-env=core.hooksPath=HP branch -D let-go-config-env
-assert_no_ref "$REPO" refs/heads/let-go-config-env "git did not delete the branch (--config-env)"
-assert_eq "" "$(stranded "$REPO" let-go-config-env)" "a deletion with the hooks turned off by --config-env was saved"
+assert_no_ref "$REPO" refs/heads/off-c "git did not delete the branch"
+assert_eq 1 "$(stranded "$REPO" off-c | grep -c "^$TIP ")" "-c core.hooksPath=/dev/null: the unpushed commit was destroyed, not saved"
+TIP=$(unpushed "$REPO" off-env)
+run_cmd env GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.hooksPath GIT_CONFIG_VALUE_0=/dev/null git branch -D off-env
+assert_eq 1 "$(stranded "$REPO" off-env | grep -c "^$TIP ")" "GIT_CONFIG_COUNT core.hooksPath=/dev/null: the unpushed commit was destroyed, not saved"
+TIP=$(unpushed "$REPO" off-params)
+run_cmd env "GIT_CONFIG_PARAMETERS='core.hooksPath'='/dev/null'" git branch -D off-params
+assert_eq 1 "$(stranded "$REPO" off-params | grep -c "^$TIP ")" "GIT_CONFIG_PARAMETERS core.hooksPath=/dev/null: the unpushed commit was destroyed, not saved"
+TIP=$(unpushed "$REPO" off-config-env)
+run_cmd env HP=/dev/null git --config-env=core.hooksPath=HP branch -D off-config-env
+assert_no_ref "$REPO" refs/heads/off-config-env "git did not delete the branch (--config-env)"
+assert_eq 1 "$(stranded "$REPO" off-config-env | grep -c "^$TIP ")" "--config-env core.hooksPath: the unpushed commit was destroyed, not saved"
+section "t3204: branch -D @{upstream}, judged by the shim, deletes the upstream branch as git does"
+TIP=$(unpushed "$REPO" up-target)
+git_real -C "$REPO" checkout -q -b up-follower main
+git_real -C "$REPO" branch -q --set-upstream-to=up-target
+run_cmd git branch -D '@{upstream}'
+assert_eq 0 "$RC" "branch -D @{upstream} failed where git deletes the branch ($ERR)"
+assert_no_ref "$REPO" refs/heads/up-target "git did not delete the upstream branch"
+assert_eq 1 "$(stranded "$REPO" up-target | grep -c "^$TIP ")" "branch -D @{upstream}: the unpushed commit of up-target was destroyed, not saved"
+git_real -C "$REPO" checkout -q main
 git_real -C "$REPO" config --unset core.hooksPath
 
 section "another tool's reference-transaction hook in place of ours: the shim saves, theirs still runs"

@@ -183,14 +183,21 @@ for args in "reset --hard" "reset --har" "reset -q --merge HEAD" "reset --keep H
     "branch -M x y" "branch -C x y" "checkout -B x" "checkout -qB x main" "checkout -q -B other main" "switch -C x" \
     "switch --force-create x main" "submodule update --force" "submodule update -f -- sub" \
     "submodule deinit -f sub" "submodule deinit --force --all" "branch -d x" "branch -D x" \
-    "branch --delete x"; do
+    "branch --delete x" "stash" "stash push -q" "stash save msg" "stash -k" \
+    "read-tree -u --reset HEAD" "read-tree -mu HEAD" "checkout-index -f -a" "checkout-index -f -- a.txt" \
+    "clean -f -e -n" "clean -fd --exclude -n" "clean -f -e --dry-run" "clean -n --no-dry-run -f" \
+    "rm -f --cached --no-cached a.txt" "reset --soft --hard" "-c core.hooksPath=/dev/null update-ref -d x" \
+    "-c hook.reference-transaction.enabled=false branch x" "-c core.hooksPath=/dev/null commit -m x"; do
     # shellcheck disable=SC2086
     forwarded $args && pass "'git $args' reaches the full binary" ||
         fail "'git $args' went straight to git: what it destroys would not be saved"
 done
 for args in "status" "diff" "log -1" "reset" "reset --soft HEAD" "reset -q HEAD a.txt" \
     "checkout main" "checkout -b new-branch" "restore --staged a.txt" \
-    "restore -S a.txt" "clean -n" "clean -fdn" "clean --dry-run -fd" "stash" "stash list" \
+    "restore -S a.txt" "clean -n" "clean -fdn" "clean --dry-run -fd" "stash list" "stash -u" \
+    "stash push --include-untracked" "stash --all" "read-tree HEAD" "read-tree -m HEAD" "checkout-index -a" \
+    "checkout-index -f --temp -a" "clean -f --dry-run" "rm -f --no-cached --cached a.txt" "reset --hard --soft" \
+    "-c core.hooksPath=/dev/null status" "-c core.hooksPath=/dev/null log -1" "update-ref -d x" \
     "switch main" "switch -c x" "worktree list" "rm a.txt" "rm --cached a.txt" \
     "merge main" "merge --continue" "rebase main" "rebase --continue" "cherry-pick main" "am x.patch" \
     "branch" "branch x" "branch -m x y" "branch --format=%(refname)" \
@@ -199,6 +206,11 @@ for args in "status" "diff" "log -1" "reset" "reset --soft HEAD" "reset -q HEAD 
     forwarded $args && fail "'git $args' was forwarded: the fast path is lost" ||
         pass "'git $args' stays on the fast path"
 done
+assert_ne "" "$(export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.hooksPath GIT_CONFIG_VALUE_0=/dev/null
+    handoff_of branch -D --end-of-options x)" "hooks off in GIT_CONFIG_COUNT: branch -D was not forwarded"
+assert_contains "$(cat "$FAKE/handoff" 2>/dev/null | head -1)" "hooks-off" "the handoff does not say the caller's hooks are off"
+assert_eq "" "$(export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.hooksPath GIT_CONFIG_VALUE_0=/dev/null
+    handoff_of diff)" "hooks off in GIT_CONFIG_COUNT: a read-only diff left the fast path"
 cd "$TEST_ROOT" || exit 1
 shim_off
 

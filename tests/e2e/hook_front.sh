@@ -216,7 +216,7 @@ expect_ignored "$Z40 $Z40 refs/heads/x\n" "state 'committed'" committed
 expect_ignored "$Z40 $Z40 refs/heads/x\n" "no state"
 expect_ignored "$Z40 $Z40 refs/tags/v1\n" "a tag deletion" prepared
 expect_ignored "$Z40 $Z40 refs/remotes/origin/x\n" "a remote-tracking deletion" prepared
-expect_ignored "$OID ref:refs/heads/main refs/heads/x\n" "a new value 'ref:'" prepared
+expect_ignored "$Z40 ref:refs/heads/main refs/heads/new-symbolic\n" "a new symbolic branch (new value 'ref:')" prepared
 expect_ignored "$Z40 ${Z40:1} refs/heads/x\n" "a 39-digit new value" prepared
 expect_ignored "xyz $Z40 refs/heads/x\n" "a garbage old value" prepared
 expect_ignored "$Z40 $Z40 refs/heads/\n" "an empty branch name" prepared
@@ -228,6 +228,7 @@ expect_started() {
 }
 expect_started "$Z40 $Z40 refs/heads/x" "a deletion without a final newline"
 expect_started "$Z64 $Z64 refs/heads/x\n" "a SHA-256 deletion"
+expect_started "$OID ref:refs/heads/main refs/heads/x\n" "a branch turned into a symbolic ref (new value 'ref:', 2.46)"
 expect_ignored "ref:refs/heads/main $Z40 refs/heads/sym\n" "a symbolic ref's deletion (old value 'ref:'), which holds no commits" prepared
 {
     for ((i = 0; i < 5000; i++)); do

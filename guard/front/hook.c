@@ -4,7 +4,7 @@
 // `git-guard-hook <state>`; the first version's stub ran `git-guard-hook <hook path>
 // <state>`. It starts the full git-guard only when a prepared transaction deletes a
 // branch, a save or a detached HEAD, or moves one in a way it cannot prove harmless
-// (refstore.c: a new ref, a commit on its parent); every other transaction costs one
+// (refstore.c: a new ref, a fast-forward through loose commits); every other transaction costs one
 // small process. A user's earlier
 // hook, moved to reference-transaction.guard-chained, runs after it with the same
 // input, in every state.
@@ -175,9 +175,9 @@ static enum line_kind next_line(const char** at, struct ref_line* l)
 }
 
 // Whether an update provably leaves its old value held, proven without git: the ref is
-// new (absent now), was symbolic, keeps its value, or moves to a commit whose loose object
-// names the old value as a parent (a commit, a fast-forward by one). Anything else (a
-// packed object, a longer fast-forward, a forced move, a symref conversion, reftable)
+// new (absent now), was symbolic, keeps its value, or moves to a commit whose loose objects
+// reach the old value within 64 commits (a commit, a pull). Anything else (a packed
+// object, a longer fast-forward, a forced move, a symref conversion, reftable)
 // goes to the full binary, which asks git once for the whole transaction.
 static int harmless_update(const struct ref_line* l)
 {
@@ -197,7 +197,7 @@ static int harmless_update(const struct ref_line* l)
     }
     if (has_prefix(l->new_id, l->new_length, "ref:"))
         return 0;
-    return memcmp(old, l->new_id, l->new_length) == 0 || has_parent(s_common, l->new_id, old, l->new_length);
+    return memcmp(old, l->new_id, l->new_length) == 0 || reaches(s_common, l->new_id, old, l->new_length, 64);
 }
 
 // Whether every deletion is ref packing pruning a loose ref (pack-refs, gc, auto-gc,

@@ -185,36 +185,65 @@ static int inflate_head(const char* path, unsigned char* out, size_t size, size_
     return rc == Z_OK || rc == Z_STREAM_END || rc == Z_BUF_ERROR ? 0 : -1;
 }
 
-int has_parent(const char* common, const char* child, const char* parent, size_t length)
+// The parents of the loose commit `id` (hex, `length`), into `parents` (at most `max`,
+// each `length` bytes, not terminated). Returns their count, or -1 when it cannot tell
+// (not loose, not a commit, more parents than fit).
+static int loose_parents(const char* common, const char* id, size_t length, char* parents, int max)
 {
-    if (!is_hex_id(child, length) || !is_hex_id(parent, length))
-        return 0;
-    char path[k_path_max + 96];
+    char path[k_path_max + 96], own[k_path_max + 16];
     unsigned char head[8192];
     size_t got = 0;
-    const char* dirs[2] = {getenv("GIT_OBJECT_DIRECTORY"), NULL};
-    char own[k_path_max + 16];
+    const char* dirs[2] = {getenv("GIT_OBJECT_DIRECTORY"), own};
     snprintf(own, sizeof own, "%s/objects", common);
-    dirs[1] = own;
     int read_one = -1;
     for (int i = 0; i < 2 && read_one != 0; ++i) {
         if (!dirs[i] || !*dirs[i])
             continue;
-        snprintf(path, sizeof path, "%s/%.2s/%.*s", dirs[i], child, (int)length - 2, child + 2);
+        snprintf(path, sizeof path, "%s/%.2s/%.*s", dirs[i], id, (int)length - 2, id + 2);
         read_one = inflate_head(path, head, sizeof head, &got);
     }
     const char* text = (const char*)head;
     const char* end = text + got;
     const char* nul = read_one == 0 ? memchr(text, '\0', got) : NULL;
     if (!nul || got < 7 || memcmp(text, "commit ", 7) != 0)
-        return 0;
+        return -1;
     // "tree <id>\n", then one "parent <id>\n" per parent, then the author.
     const char* line = nul + 1;
     if ((size_t)(end - line) < 6 + length || memcmp(line, "tree ", 5) != 0)
-        return 0;
+        return -1;
+    int n = 0;
     for (line += 6 + length; (size_t)(end - line) >= 8 + length && memcmp(line, "parent ", 7) == 0;
-         line += 8 + length)
-        if (memcmp(line + 7, parent, length) == 0 && line[7 + length] == '\n')
-            return 1;
+         line += 8 + length) {
+        if (n == max || line[7 + length] != '\n' || !is_hex_id(line + 7, length))
+            return -1;
+        memcpy(parents + (size_t)n++ * length, line + 7, length);
+    }
+    // The author line follows the parents; anything else: the head was cut, or odd.
+    return (size_t)(end - line) >= 7 && memcmp(line, "author ", 7) == 0 ? n : -1;
+}
+
+int reaches(const char* common, const char* child, const char* ancestor, size_t length, int limit)
+{
+    enum { k_most = 64 };
+    char seen[k_most * 64], parents[16 * 64];
+    int stacked = 0, visited = 0;
+    if (!is_hex_id(child, length) || !is_hex_id(ancestor, length) || limit > k_most)
+        return 0;
+    memcpy(seen, child, length);
+    stacked = 1;
+    // Depth first over `seen` as a stack of ids still to read; `visited` of them read.
+    while (visited < stacked && visited < limit) {
+        const char* id = seen + (size_t)visited++ * length;
+        int n = loose_parents(common, id, length, parents, 16);
+        if (n < 0)
+            return 0;
+        for (int i = 0; i < n; ++i) {
+            const char* p = parents + (size_t)i * length;
+            if (memcmp(p, ancestor, length) == 0)
+                return 1;
+            if (stacked < k_most)
+                memcpy(seen + (size_t)stacked++ * length, p, length);
+        }
+    }
     return 0;
 }

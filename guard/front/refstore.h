@@ -19,8 +19,9 @@ enum ref_state ref_value(const char* common, const char* git_dir, const char* re
 // The same, from `common`/packed-refs only (k_ref_absent when it has no such line).
 enum ref_state packed_value(const char* common, const char* ref, size_t length, char* id, size_t size);
 
-// Whether the commit `child` (hex, `length` 40 or 64) names `parent` (hex, same length)
-// among its parents, read from its loose object in $GIT_OBJECT_DIRECTORY (a push's
-// quarantine) or `common`/objects. 1: proven; 0: cannot tell (packed, missing, not a
-// commit, not a direct parent).
-int has_parent(const char* common, const char* child, const char* parent, size_t length);
+// Whether the commit `ancestor` (hex, `length` 40 or 64) is reachable from `child` (same
+// length) within `limit` (at most 64) commits read from their loose objects, in
+// $GIT_OBJECT_DIRECTORY (a push's quarantine) or `common`/objects: a commit, a pull or a
+// small fetch that fast-forwards. 1: proven; 0: cannot tell cheaply (a packed object, a
+// longer history, not an ancestor at all).
+int reaches(const char* common, const char* child, const char* ancestor, size_t length, int limit);

@@ -78,13 +78,18 @@ in_both() {
     LAST_CHAINED=$(runs "$LOG" chained)
 }
 
-section "transactions that delete no branch never start git-guard"
+section "transactions that delete or force no branch never start git-guard"
 printf 'change\n' >>"$REPO/README"
 printf 'change\n' >>"$TEST_ROOT/twin-repo/README"
 in_both "git commit" git commit -q -a -m change
 assert_eq 0 "$STARTED" "'git commit' did not start git-guard"
 in_both "git branch new" git branch new
 assert_eq 0 "$STARTED" "'git branch new' did not start git-guard"
+in_both "a fast-forward by three loose commits" sh -c 'c=$(git rev-parse HEAD); for i in 1 2 3; do
+    c=$(git commit-tree -p "$c" -m "$i" "HEAD^{tree}"); done; git update-ref refs/heads/new "$c"'
+assert_eq 0 "$STARTED" "a fast-forward the front end can prove from loose objects did not start git-guard"
+in_both "a forced move" git update-ref refs/heads/new HEAD
+assert_eq 1 "$STARTED" "a forced move (the old tip is no ancestor of the new) started git-guard once"
 commit_file "$TEST_ROOT/origin" c.txt c
 git_real -C "$TEST_ROOT/origin" tag v2
 git_real -C "$TEST_ROOT/origin" branch fresh

@@ -22,40 +22,12 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=$(cd "${1:-$root/build}" && pwd)
 shift || true
-gits=("$@")
-if [ ${#gits[@]} -eq 0 ]; then
-    gits=("$(command -v git)")
-    [ -x /opt/git-2.55/bin/git ] && gits+=(/opt/git-2.55/bin/git)
-fi
-for tool in cmake cc awk; do
-    command -v "$tool" >/dev/null || { echo "pack_refs.sh: $tool is not installed" >&2; exit 2; }
-done
+needs=(cmake)
+source "$root/bench/hook_world.bash"
 runs=${RUNS:-3}
 branches=${BRANCHES:-20000}
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/git-guard-bench-pack.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-export HOME=$work GIT_CONFIG_NOSYSTEM=1 LC_ALL=C
-export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com
-export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.com
-printf '[gc]\n\tauto = 0\n[maintenance]\n\tauto = false\n' >"$HOME/.gitconfig"
-cc -static -O2 -o "$work/noop-hook" "$root/bench/noop_hook.c"
 cmake --install "$build" --prefix "$work/prefix" >/dev/null
 front=$work/prefix/libexec/git-guard/git-guard-hook
-
-# place KIND GIT_DIR: no hook, the no-op static hook, or git-guard's.
-place() {
-    rm -f "$2/hooks/reference-transaction"
-    case $1 in
-    none) ;;
-    noop) cp "$work/noop-hook" "$2/hooks/reference-transaction" ;;
-    guard) ln -s "$front" "$2/hooks/reference-transaction" ;;
-    esac
-}
-
-median() {
-    printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
 
 # measure LABEL REPO COMMAND: COMMAND (in REPO) after restoring its loose refs, per kind.
 measure() {

@@ -259,6 +259,25 @@ int guard_transaction(const fs::path& git_dir, const fs::path& common, Input& in
     return ok ? 0 : 1;
 }
 
+// Whether every entry is a move between two ids that git calls a fast-forward: a pull
+// or fetch the front end could not prove from loose objects (a kept pack, a long history).
+// One `merge-base --is-ancestor` each, before any other git call; only for a few moves,
+// since the full judgement settles any number in one walk.
+bool only_fast_forwards(const RefTransaction& tx)
+{
+    if (tx.deletions.size() > 4)
+        return false;
+    for (const auto& d : tx.deletions) {
+        if (!is_id_hex(d.old_oid) || !is_id_hex(d.new_value))
+            return false;
+        auto r = run_git_bounded({}, {"merge-base", "--is-ancestor", d.old_oid, d.new_value}, "",
+                                 Clock::now() + std::chrono::seconds(30));
+        if (!r || r->status != 0)
+            return false;
+    }
+    return true;
+}
+
 } // namespace
 
 int guard_branch_deletions(const fs::path& git_dir, const fs::path& common, const std::vector<std::string>& branches)
@@ -288,6 +307,8 @@ int run_hook(const std::vector<std::string>& args)
     if (in.tx.deletions.empty())
         return 0;
     try {
+        if (only_fast_forwards(in.tx))
+            return 0;
         auto [git_dir, common] = repository_dirs();
         HookSettings h = hook_settings(git_dir);
         if (!h.settings.enabled)

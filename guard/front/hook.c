@@ -116,8 +116,9 @@ static int head_detached(void)
 // (DESIGN §0.6, §4.2).
 static int is_guarded_ref(const char* s, size_t length)
 {
+    // A reftable store keeps no HEAD of its own in a file: git tells the full binary.
     if (length == 4 && memcmp(s, "HEAD", 4) == 0)
-        return head_detached();
+        return is_reftable() || head_detached();
     return has_prefix(s, length, "refs/heads/") || has_prefix(s, length, "refs/stranded/");
 }
 

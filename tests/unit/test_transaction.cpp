@@ -57,7 +57,7 @@ BOOST_AUTO_TEST_CASE(updates_are_judged_with_their_new_value)
     BOOST_TEST(in.tx.deletions[2].ref == "HEAD");
     BOOST_TEST(in.tx.deletions[3].ref == "HEAD"); // update-ref -d HEAD: a deletion
     BOOST_TEST(in.tx.deletions[3].new_value == "");
-    BOOST_TEST(in.tx.written.size() == 3u);
+    BOOST_TEST(in.tx.written.size() == 4u);
 }
 
 BOOST_AUTO_TEST_CASE(symbolic_old_values_hold_nothing_symbolic_new_values_are_judged)

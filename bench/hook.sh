@@ -14,43 +14,19 @@
 # Reports; never asserts.
 #
 # Usage: bench/hook.sh [BIN_DIR] [GIT...]   (default: build/bin; git on PATH and
-# /opt/git-2.55/bin/git when present). $RUNS (default 30) and $FETCH_RUNS (default 5)
+# /opt/git-2.55/bin/git when present). For the installed layout, install first
+# (`cmake --install build --prefix DIR`) and pass DIR/libexec/git-guard. $RUNS (default 30) and $FETCH_RUNS (default 5)
 # set hyperfine's run counts.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 bin=$(cd "${1:-${GUARD_BIN_DIR:-$root/build/bin}}" && pwd)
 shift || true
-gits=("$@")
-if [ ${#gits[@]} -eq 0 ]; then
-    gits=("$(command -v git)")
-    [ -x /opt/git-2.55/bin/git ] && gits+=(/opt/git-2.55/bin/git)
-fi
-for tool in hyperfine cc awk; do
-    command -v "$tool" >/dev/null || { echo "hook.sh: $tool is not installed" >&2; exit 2; }
-done
+front=$bin/git-guard-hook
+needs=(hyperfine)
+source "$root/bench/hook_world.bash"
 runs=${RUNS:-30}
 fetch_runs=${FETCH_RUNS:-5}
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/git-guard-bench-hook.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-export HOME=$work GIT_CONFIG_NOSYSTEM=1 LC_ALL=C
-export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com
-export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.com
-printf '[gc]\n\tauto = 0\n[maintenance]\n\tauto = false\n' >"$HOME/.gitconfig"
-cc -static -O2 -o "$work/noop-hook" "$root/bench/noop_hook.c"
-
-# place KIND GIT_DIR: no hook, the no-op static hook, or git-guard's, in place of the last.
-place() {
-    rm -f "$2/hooks/reference-transaction"
-    case $1 in
-    none) ;;
-    noop) cp "$work/noop-hook" "$2/hooks/reference-transaction" ;;
-    guard)
-        ln -s "$bin/git-guard-hook" "$2/hooks/reference-transaction"
-        ;;
-    esac
-}
 
 # interleave LABEL RUNS DIR PREPARE COMMAND: runs COMMAND in DIR (a git dir's work tree)
 # with each kind of hook (none, noop, guard) in turn, rotating which goes first, RUNS
@@ -78,10 +54,6 @@ interleave() {
     awk -v label="$label" -v n="$median_none" -v o="$median_noop" -v g="$median_guard" 'BEGIN {
         printf "  %-24s no hook %9.2f ms  no-op hook %9.2f ms  guard %9.2f ms  ratio %5.2f\n",
                label, n, o, g, ((o - n) > 0 ? (g - n) / (o - n) : 0) }'
-}
-
-median() {
-    printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
 for git in "${gits[@]}"; do

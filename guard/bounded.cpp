@@ -10,6 +10,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -22,13 +23,14 @@ namespace guard {
 namespace {
 
 [[noreturn]] void start_git(const std::string& git, const fs::path& git_dir,
-                            const std::vector<std::string>& args, int in, int out, pid_t parent)
+                            const std::vector<std::string>& args, int in, int out, int err, pid_t parent)
 {
     // Why: a killed hook must leave no worker (LESSONS 18): we die, so does this git.
     if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != parent)
         _exit(137);
     ::dup2(in, 0);
     ::dup2(out, 1);
+    ::dup2(err >= 0 ? err : ::open("/dev/null", O_WRONLY), 2);
     // Why: attributes and merge drivers must not change the published test (§4.2).
     ::setenv("GIT_ATTR_NOSYSTEM", "1", 1);
     std::vector<std::string> argv{git};
@@ -61,15 +63,19 @@ std::optional<Bounded> run_git_bounded(const fs::path& git_dir, const std::vecto
     int in[2], out[2];
     if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0)
         throw Error("cannot run git " + (args.empty() ? "" : args[0]) + ": " + std::strerror(errno));
+    // A file, not a pipe: git's few warnings never need a reader while it runs.
+    int err = ::memfd_create("git-guard-stderr", MFD_CLOEXEC);
     pid_t parent = ::getpid();
     pid_t pid = ::fork();
     if (pid == 0)
-        start_git(git, git_dir, args, in[0], out[1], parent);
+        start_git(git, git_dir, args, in[0], out[1], err, parent);
     ::close(in[0]);
     ::close(out[1]);
     if (pid < 0) {
         ::close(in[1]);
         ::close(out[0]);
+        if (err >= 0)
+            ::close(err);
         throw Error(std::string("cannot start git: ") + std::strerror(errno));
     }
     Bounded result;
@@ -112,6 +118,13 @@ std::optional<Bounded> run_git_bounded(const fs::path& git_dir, const std::vecto
         ::kill(pid, SIGKILL);
     int status = 0;
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (err >= 0) {
+        char buf[4096];
+        ssize_t n = 0;
+        for (off_t at = 0; (n = ::pread(err, buf, sizeof buf, at)) > 0 && result.err.size() < 65536; at += n)
+            result.err.append(buf, static_cast<size_t>(n));
+        ::close(err);
     }
     if (timed_out)
         return std::nullopt;

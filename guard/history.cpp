@@ -277,7 +277,8 @@ std::vector<BranchVerdict> judge_deletions(const fs::path& git_dir, const RefTra
             continue;
         }
         std::string branch = v.deletion.ref.starts_with("refs/heads/") ? v.deletion.ref.substr(11) : "";
-        if (published(v.deletion.old_oid, branch))
+        const std::string& moved_to = v.deletion.new_value;
+        if (published(v.deletion.old_oid, branch) || (is_oid(moved_to) && published.contained(v.deletion.old_oid, moved_to)))
             v.commits.clear();
     }
     return verdicts;

@@ -48,6 +48,9 @@ public:
     PublishedCheck(const PublishedCheck&) = delete;
     PublishedCheck& operator=(const PublishedCheck&) = delete;
     bool operator()(const std::string& tip, const std::string& branch);
+    // Whether merging `tip` into `u` leaves `u`'s tree unchanged (a move's new value that
+    // holds the old content: a rebase, an amend that only added to it).
+    bool contained(const std::string& tip, const std::string& u) { return merges_cleanly(tip, u); }
 
 private:
     std::vector<std::string> candidates(const std::string& branch);
@@ -63,12 +66,13 @@ private:
 
 // C2: the hook's view of a ref transaction.
 struct Deletion {
-    std::string ref;      // refs/heads/x
-    std::string old_oid;  // hex tip
+    std::string ref;       // refs/heads/x (or HEAD, detached)
+    std::string old_oid;   // hex tip
+    std::string new_value; // "" for a deletion; a move's new id, or `ref:<target>` (2.46+)
 };
 struct RefTransaction {
     std::vector<Deletion> deletions;         // the branch (and save) deletions to judge
-    std::vector<std::string> other_deleted;  // every other ref the transaction deletes
+    std::vector<std::string> other_deleted;  // every other ref the transaction deletes or moves
     std::vector<std::string> written;        // new values (hex) of refs it creates or updates
 };
 struct BranchVerdict {

@@ -1,13 +1,13 @@
 // The reference-transaction hook's slow path. The static front end (front/hook.c)
-// sends only `prepared` transactions that delete a branch or a save here, once per
-// transaction, and runs a chained user hook itself. One pass judges every deletion
-// together (DESIGN §4.2), bounded by guard.hookTimeout.
+// sends only `prepared` transactions that delete or move a branch, a save or a detached
+// HEAD in a way it could not prove harmless, once per transaction, and runs a chained
+// user hook itself. One pass judges every deletion and move together by effect (DESIGN
+// §0.6, §4.2: an old value the transaction leaves on no ref), bounded by guard.hookTimeout.
 #include "guard/hook.hpp"
 
 #include "guard/bounded.hpp"
-#include "guard/bundles.hpp"
+#include "guard/keep.hpp"
 #include "guard/history.hpp"
-#include "guard/journal.hpp"
 #include "guard/transaction.hpp"
 #include "guard/error.hpp"
 #include "guard/lock.hpp"
@@ -15,16 +15,16 @@
 #include "guard/process.hpp"
 #include "guard/report.hpp"
 #include "guard/shim.hpp"
-#include "guard/snapshot.hpp"
-#include "guard/work.hpp"
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <set>
 #include <sstream>
 
 namespace fs = std::filesystem;
@@ -163,95 +163,30 @@ std::pair<fs::path, fs::path> repository_dirs()
     return {git_dir, common_path.lexically_normal()};
 }
 
-// The branches and saves that lose commits, bundled in one file under
-// <common>/guard/bundles/ instead of saved as refs: a mirror's `fetch --prune` deletes
-// every ref its remote lacks, saves included (DESIGN §4.2). The refs still exist in
-// `prepared`, so the bundle names them; it holds their whole history, so it restores
-// on its own. Returns false after saying why it could not be written.
-bool keep_in_bundle(const fs::path& git_dir, const fs::path& common,
-                    const std::vector<const BranchVerdict*>& kept)
-{
-    fs::path dir = common / "guard" / "bundles";
-    std::error_code ec;
-    fs::create_directories(dir, ec);
-    fs::path file = dir / (utc_stamp() + ".bundle");
-    for (int n = 2; fs::exists(file, ec); ++n)
-        file = dir / (utc_stamp() + "-" + std::to_string(n) + ".bundle");
-    std::vector<std::string> args{"bundle", "create", "-q", file.string()};
-    for (const auto* v : kept)
-        args.push_back(v->deletion.ref);
-    auto r = run_git_bounded(git_dir, args, "", Clock::now() + std::chrono::minutes(10));
-    auto heads = run_git_bounded(git_dir, {"bundle", "list-heads", file.string()}, "",
-                                 Clock::now() + std::chrono::minutes(1));
-    for (const auto* v : kept)
-        if (!r || r->status != 0 || !heads || heads->out.find(v->deletion.old_oid + " " + v->deletion.ref) == std::string::npos) {
-            std::fprintf(stderr, "git-guard: cannot keep %s in %s: git bundle failed; refusing the deletion\n",
-                         v->deletion.ref.c_str(), file.c_str());
-            return false;
-        }
-    for (const auto* v : kept)
-        journal_bundle_save(common, file, v->deletion.ref, v->deletion.old_oid); // a save like any other
-    for (const auto* v : kept)
-        std::fprintf(stderr, "git-guard: kept %s in %s (recover: git fetch %s %s:%s)\n",
-                     v->deletion.ref.c_str(), file.c_str(), shell_quote(file.string()).c_str(),
-                     v->deletion.ref.c_str(), v->deletion.ref.c_str());
-    return true;
-}
-
 bool is_id_hex(const std::string& v)
 {
     return (v.size() == 40 || v.size() == 64) && v.find_first_not_of("0123456789abcdef") == std::string::npos;
 }
 
-// Saves one verdict's tip; false after printing the refusal.
-bool save_verdict(const fs::path& git_dir, const fs::path& common, const BranchVerdict& v)
+// HEAD is guarded only while detached; a symbolic HEAD holds nothing, and the branch it
+// names has its own line. Asked of git once, when the transaction names HEAD.
+void drop_symbolic_head(const fs::path& git_dir, RefTransaction& tx)
 {
-    std::string branch = v.deletion.ref.substr(11);
-    try {
-        Saved s = save_existing(git_dir, branch, v.deletion.old_oid, {.reason = "branch delete"});
-        std::fprintf(stderr, "git-guard: saved branch %s to %s (git show --stat %s)\n", branch.c_str(),
-                     s.ref.substr(11).c_str(), shell_quote(s.ref.substr(11)).c_str());
-        return true;
-    } catch (const std::exception& e) {
-        Work w;
-        w.branch = branch;
-        w.verdict = Verdict::has_work;
-        w.commits = v.commits;
-        std::fprintf(stderr, "git-guard: %s", refusal_message(w, e.what(), "delete").c_str());
-        journal_refusal(common, w, e.what(), "branch delete");
-        return false;
-    }
+    auto names_head = [](const Deletion& d) { return d.ref == "HEAD"; };
+    if (std::none_of(tx.deletions.begin(), tx.deletions.end(), names_head))
+        return;
+    auto r = run_git_bounded(git_dir, {"symbolic-ref", "-q", "HEAD"}, "", Clock::now() + std::chrono::seconds(30));
+    if (!r || (r->status != 0 && r->status != 1))
+        throw Error("cannot tell whether HEAD is detached (git symbolic-ref failed)");
+    if (r->status == 0)
+        std::erase_if(tx.deletions, names_head);
 }
 
-// Saves every verdict's tip in one transaction (a `branch -D` of hundreds of branches costs
-// a few git calls, not a few per branch); one by one, with a refusal each, when it cannot.
-bool save_verdicts(const fs::path& git_dir, const fs::path& common, const std::vector<const BranchVerdict*>& verdicts)
-{
-    std::vector<std::pair<std::string, std::string>> tips;
-    for (const auto* v : verdicts)
-        tips.emplace_back(v->deletion.ref.substr(11), v->deletion.old_oid);
-    std::optional<std::vector<Saved>> saves;
-    try {
-        saves = save_existing_batch(git_dir, tips, {.reason = "branch delete"});
-    } catch (const std::exception& e) {
-        spdlog::warn("batched save: {}", e.what()); // each tip is saved on its own below
-    }
-    if (!saves) {
-        bool ok = true;
-        for (const auto* v : verdicts)
-            ok = save_verdict(git_dir, common, *v) && ok;
-        return ok;
-    }
-    for (size_t i = 0; i < saves->size(); ++i)
-        std::fprintf(stderr, "git-guard: saved branch %s to %s (git show --stat %s)\n", tips[i].first.c_str(),
-                     (*saves)[i].ref.substr(11).c_str(), shell_quote((*saves)[i].ref.substr(11)).c_str());
-    return true;
-}
-
-// Resolves tips git did not check (one cat-file for all), drops renames, and leaves
-// what must be judged.
+// Resolves old values git did not check (one cat-file for all), drops renames,
+// creations and updates that keep their value, and leaves what must be judged.
 void prepare(const fs::path& git_dir, const fs::path& common, RefTransaction& tx)
 {
+    drop_symbolic_head(git_dir, tx);
     std::string names;
     for (const auto& d : tx.deletions)
         if (d.old_oid.empty())
@@ -262,7 +197,7 @@ void prepare(const fs::path& git_dir, const fs::path& common, RefTransaction& tx
                                  Clock::now() + std::chrono::seconds(30));
         // Fail closed (§0.3): a tip we cannot read is no "nothing there".
         if (!r || r->status != 0)
-            throw Error("cannot read the deleted branches' tips (git cat-file failed)");
+            throw Error("cannot read the updated refs' old values (git cat-file failed)");
         resolved.str(r->out);
     }
     std::vector<Deletion> kept;
@@ -271,50 +206,50 @@ void prepare(const fs::path& git_dir, const fs::path& common, RefTransaction& tx
         // cat-file answers "<oid> " or "<ref> missing", in input order.
         if (d.old_oid.empty() && std::getline(resolved, line) && is_id_hex(line.substr(0, line.find(' '))))
             d.old_oid = line.substr(0, line.find(' '));
-        if (d.old_oid.empty() || (!is_save_ref(d.ref) && d.ref.starts_with("refs/heads/") &&
-                                  is_rename(common, d.ref, d.old_oid)))
-            tx.other_deleted.push_back(d.ref); // nothing there, or a rename: nothing to lose
+        bool deletion = d.new_value.empty();
+        if (d.old_oid.empty() || d.old_oid == d.new_value ||
+            (deletion && !is_save_ref(d.ref) && d.ref.starts_with("refs/heads/") && is_rename(common, d.ref, d.old_oid)))
+            tx.other_deleted.push_back(d.ref); // nothing there, unchanged, or a rename: nothing to lose
         else
             kept.push_back(d);
     }
     tx.deletions = kept;
 }
 
+// One lock per ref to keep, taken in name order (two hooks never wait on each other in
+// a circle) and held across the saves (DESIGN §7). git itself holds each ref's own lock
+// from before `prepared` to the end, so the value judged cannot change meanwhile.
+std::vector<PathLock> lock_refs(const fs::path& common, const std::vector<const BranchVerdict*>& kept,
+                                std::chrono::seconds timeout)
+{
+    std::set<std::string> refs;
+    for (const auto* v : kept)
+        refs.insert(v->deletion.ref == "HEAD" ? "HEAD of " + fs::current_path().string() : v->deletion.ref);
+    std::vector<PathLock> locks;
+    for (const auto& ref : refs)
+        locks.emplace_back(common, ref, timeout);
+    return locks;
+}
+
 int guard_transaction(const fs::path& git_dir, const fs::path& common, Input& in, const HookSettings& h)
 {
     prepare(git_dir, common, in.tx);
+    if (in.tx.deletions.empty())
+        return 0;
     auto deadline = Clock::now() + h.timeout;
-    auto verdicts = in.tx.deletions.empty() ? std::vector<BranchVerdict>{}
-                                            : judge_deletions(git_dir, in.tx, h.settings, deadline);
-    bool ok = true;
+    auto verdicts = judge_deletions(git_dir, in.tx, h.settings, deadline);
     size_t unchecked = 0;
-    std::vector<const BranchVerdict*> to_bundle, to_save;
+    std::vector<const BranchVerdict*> kept;
     for (const auto& v : verdicts) {
         if (!v.note.empty())
             std::fprintf(stderr, "git-guard: note: %s\n", v.note.c_str());
         if (v.commits.empty())
             continue;
         unchecked += v.unchecked;
-        PathLock lock(common, v.deletion.ref, h.settings.lock_timeout);
-        if (h.mirror || h.refs_locked)
-            to_bundle.push_back(&v);
-        else if (is_save_ref(v.deletion.ref)) {
-            std::string name = v.deletion.ref.substr(v.deletion.ref.starts_with("refs/heads/") ? 11 : 5);
-            std::fprintf(stderr,
-                         "git-guard: refusing to delete %s: it holds %zu commit(s) found on no other ref.\n"
-                         "  inspect: git show --stat %s\n  let it go: git guard drop %s\n",
-                         name.c_str(), v.commits.size(), shell_quote(name).c_str(), shell_quote(name).c_str());
-            Work w;
-            w.branch = name;
-            w.commits = v.commits;
-            journal_refusal(common, w, "a save holding unique commits; git guard drop lets it go", "branch delete");
-            ok = false;
-        } else if (!is_save_ref(v.deletion.ref))
-            to_save.push_back(&v);
+        kept.push_back(&v);
     }
-    ok = save_verdicts(git_dir, common, to_save) && ok;
-    if (!to_bundle.empty())
-        ok = keep_in_bundle(git_dir, common, to_bundle) && ok;
+    std::vector<PathLock> locks = lock_refs(common, kept, h.settings.lock_timeout);
+    bool ok = keep_verdicts(git_dir, common, kept, h.mirror || h.refs_locked ? Bundle::yes : Bundle::no);
     if (ok)
         record_judged(common, in.tx);
     if (unchecked && Clock::now() >= deadline)
@@ -324,6 +259,25 @@ int guard_transaction(const fs::path& git_dir, const fs::path& common, Input& in
     return ok ? 0 : 1;
 }
 
+// Whether every entry is a move between two ids that git calls a fast-forward: a pull
+// or fetch the front end could not prove from loose objects (a kept pack, a long history).
+// One `merge-base --is-ancestor` each, before any other git call; only for a few moves,
+// since the full judgement settles any number in one walk.
+bool only_fast_forwards(const RefTransaction& tx)
+{
+    if (tx.deletions.size() > 4)
+        return false;
+    for (const auto& d : tx.deletions) {
+        if (!is_id_hex(d.old_oid) || !is_id_hex(d.new_value))
+            return false;
+        auto r = run_git_bounded({}, {"merge-base", "--is-ancestor", d.old_oid, d.new_value}, "",
+                                 Clock::now() + std::chrono::seconds(30));
+        if (!r || r->status != 0)
+            return false;
+    }
+    return true;
+}
+
 } // namespace
 
 int guard_branch_deletions(const fs::path& git_dir, const fs::path& common, const std::vector<std::string>& branches,
@@ -331,7 +285,7 @@ int guard_branch_deletions(const fs::path& git_dir, const fs::path& common, cons
 {
     Input in;
     for (const auto& branch : branches)
-        in.tx.deletions.push_back({"refs/heads/" + branch, ""}); // prepare() reads the tips
+        in.tx.deletions.push_back({"refs/heads/" + branch, "", ""}); // prepare() reads the tips
     HookSettings h = hook_settings(git_dir);
     if (!h.settings.enabled && !inherited)
         return 0;
@@ -354,6 +308,8 @@ int run_hook(const std::vector<std::string>& args)
     if (in.tx.deletions.empty())
         return 0;
     try {
+        if (only_fast_forwards(in.tx))
+            return 0;
         auto [git_dir, common] = repository_dirs();
         HookSettings h = hook_settings(git_dir);
         if (!h.settings.enabled)
@@ -368,7 +324,8 @@ int run_hook(const std::vector<std::string>& args)
         return guard_transaction(git_dir, common, in, h);
     } catch (const std::exception& e) {
         // A deletion whose safety cannot be established is refused.
-        std::fprintf(stderr, "git-guard: cannot check a branch deletion, refusing it: %s\n", e.what());
+        std::fprintf(stderr, "git-guard: cannot check a ref update that may leave commits on no ref, refusing it: %s\n",
+                     e.what());
         return 1;
     }
 }

@@ -14,9 +14,10 @@ namespace guard {
 
 bool is_save_ref(const std::string& ref);   // refs/heads/stranded/*, refs/stranded/*
 
-// git's input: `<old> <new> <ref>` lines. A line naming a branch or a save that git
-// cannot have written is kept in `unreadable`, so that the transaction is refused.
-// A deletion git did not check (old all zeros) has an empty old_oid.
+// git's input: `<old> <new> <ref>` lines. Each deletion and each update of a branch, a
+// save or HEAD (whether HEAD is detached is the caller's to ask) lands in `tx.deletions`,
+// an update with its `new_value`. A line naming a branch or a save that git cannot have
+// written is kept in `unreadable`. An old value git did not check (all zeros) is empty.
 struct Input {
     RefTransaction tx;
     std::vector<std::string> unreadable;
@@ -24,12 +25,13 @@ struct Input {
 Input parse_input(const std::string& text);
 
 struct HookSettings {
-    Settings settings;                  // guard.enabled, guard.baseRef
+    Settings settings;                  // guard.enabled, guard.baseRef, guard.lockTimeout
     std::chrono::seconds timeout{30};   // guard.hookTimeout
     bool mirror = false;                // a fetch refspec reaches refs/heads/: saves would be pruned
     bool refs_locked = false;           // reftable in `prepared`: git holds the store, keep bundles
 };
-// One `git config` call (a repository libgit2 cannot open still answers).
+// Read through `git config` typed (--type=bool, --type=int), as git and the shim read
+// them (a repository libgit2 cannot open still answers).
 HookSettings hook_settings(const std::filesystem::path& git_dir);
 
 } // namespace guard

@@ -3,11 +3,14 @@
 // `<hook path> <state>`; a configured hook (git >= 2.54) runs it as
 // `git-guard-hook <state>`; the first version's stub ran `git-guard-hook <hook path>
 // <state>`. It starts the full git-guard only when a prepared transaction deletes a
-// branch or a save; every other transaction costs one small process. A user's earlier
+// branch, a save or a detached HEAD, or moves one in a way it cannot prove harmless
+// (refstore.c: a new ref, a fast-forward through loose commits); every other transaction costs one
+// small process. A user's earlier
 // hook, moved to reference-transaction.guard-chained, runs after it with the same
 // input, in every state.
 #include "common.h"
 #include "places.h"
+#include "refstore.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -75,21 +78,68 @@ static int has_prefix(const char* s, size_t length, const char* prefix)
     return length > n && memcmp(s, prefix, n) == 0;
 }
 
-// Branches and saves: the refs whose deletion can lose work (DESIGN §4.2, C1).
+// The repository's dirs and ref format, found once, when a prepared transaction needs them.
+static char s_common[k_path_max], s_git_dir[k_path_max];
+static int s_dirs_found; // 0: not looked yet, 1: found, -1: not found
+
+static int find_dirs(void)
+{
+    if (!s_dirs_found)
+        s_dirs_found = common_dir(s_common, sizeof s_common) == 0 && git_dir(s_git_dir, sizeof s_git_dir) == 0 ? 1 : -1;
+    return s_dirs_found == 1;
+}
+
+// Whether the repository stores its refs in reftable (git makes <common>/reftable).
+static int is_reftable(void)
+{
+    char path[k_path_max + 16];
+    if (!find_dirs())
+        return 0;
+    snprintf(path, sizeof path, "%s/reftable", s_common);
+    return access(path, F_OK) == 0;
+}
+
+// HEAD is guarded only while detached: a symbolic HEAD holds nothing of its own, and the
+// branch it names has a line of its own. -1: not read yet.
+static int s_head_detached = -1;
+
+static int head_detached(void)
+{
+    if (s_head_detached < 0) {
+        char id[80];
+        s_head_detached = find_dirs() && ref_value(s_common, s_git_dir, "HEAD", 4, id, sizeof id) == k_ref_id;
+    }
+    return s_head_detached;
+}
+
+// Branches, saves and a detached HEAD: the refs whose old value can be left on no ref
+// (DESIGN §0.6, §4.2).
 static int is_guarded_ref(const char* s, size_t length)
 {
+    // A reftable store keeps no HEAD of its own in a file: git tells the full binary.
+    if (length == 4 && memcmp(s, "HEAD", 4) == 0)
+        return is_reftable() || head_detached();
     return has_prefix(s, length, "refs/heads/") || has_prefix(s, length, "refs/stranded/");
 }
 
-enum line_kind { k_other, k_deletion, k_unreadable };
+enum line_kind { k_other, k_deletion, k_update, k_unreadable };
 
-// `<old> <new> <ref>` deleting a branch or a save: <new> all zeros, <old> an id of the
-// same length (all zeros when git did not check it). An old `ref:<target>` (2.46) is a
-// symbolic ref's deletion, which holds no commits; a new `ref:` value is no deletion.
-// A line naming a guarded ref in a form git never writes is unreadable: it is named
-// on stderr and otherwise ignored (git cannot be deleting a ref it cannot name).
-static enum line_kind classify(const char* line, size_t length, const char** old_id,
-                               size_t* old_length)
+struct ref_line {
+    const char* old_id;
+    size_t old_length;
+    const char* new_id;
+    size_t new_length;
+    const char* ref;
+    size_t ref_length;
+};
+
+// `<old> <new> <ref>` for a branch, a save or a detached HEAD: a deletion (<new> all
+// zeros, <old> an id of the same length, all zeros when git did not check it), or an
+// update (<new> an id or a `ref:<target>` of 2.46+, <old> not symbolic: a symbolic ref
+// holds no commits). A line naming a guarded ref in a form git never writes is
+// unreadable: it is named on stderr and otherwise ignored (git cannot be updating a ref
+// it cannot name).
+static enum line_kind classify(const char* line, size_t length, struct ref_line* l)
 {
     const char* end = line + length;
     const char* old_end = memchr(line, ' ', length);
@@ -98,23 +148,57 @@ static enum line_kind classify(const char* line, size_t length, const char** old
         int mentions = memmem(line, length, "refs/heads/", 11) || memmem(line, length, "refs/stranded/", 14);
         return mentions ? k_unreadable : k_other;
     }
-    const char* new_id = old_end + 1;
-    const char* ref = new_end + 1;
-    size_t ref_length = (size_t)(end - ref);
-    size_t new_length = (size_t)(new_end - new_id);
-    *old_id = line;
-    *old_length = (size_t)(old_end - line);
-    if (!is_guarded_ref(ref, ref_length))
-        return k_other;
-    if (memchr(ref, ' ', ref_length) || memchr(ref, '\r', ref_length) || memchr(ref, '\0', ref_length))
+    *l = (struct ref_line){line, (size_t)(old_end - line), old_end + 1, (size_t)(new_end - old_end - 1),
+                           new_end + 1, (size_t)(end - new_end - 1)};
+    int named = has_prefix(l->ref, l->ref_length, "refs/heads/") || has_prefix(l->ref, l->ref_length, "refs/stranded/");
+    if (named && (memchr(l->ref, ' ', l->ref_length) || memchr(l->ref, '\r', l->ref_length) ||
+                  memchr(l->ref, '\0', l->ref_length)))
         return k_unreadable;
-    if (has_prefix(new_id, new_length, "ref:"))
+    if (!is_guarded_ref(l->ref, l->ref_length) || has_prefix(line, l->old_length, "ref:"))
         return k_other;
-    if ((new_length != 40 && new_length != 64) || !is_hex(new_id, new_length))
+    if (has_prefix(l->new_id, l->new_length, "ref:"))
+        return k_update;
+    if ((l->new_length != 40 && l->new_length != 64) || !is_hex(l->new_id, l->new_length))
         return k_unreadable;
-    if (!is_zero_id(new_id, new_length) || has_prefix(line, *old_length, "ref:"))
-        return k_other;
-    return *old_length == new_length && is_hex(line, *old_length) ? k_deletion : k_unreadable;
+    if (!is_zero_id(l->new_id, l->new_length))
+        return l->old_length == l->new_length && is_hex(line, l->old_length) ? k_update : k_unreadable;
+    return l->old_length == l->new_length && is_hex(line, l->old_length) ? k_deletion : k_unreadable;
+}
+
+// The next line of the input at `*at` (advanced past it), classified into `*l`.
+static enum line_kind next_line(const char** at, struct ref_line* l)
+{
+    const char* newline = memchr(*at, '\n', (size_t)(s_input + s_size - *at));
+    const char* end = newline ? newline : s_input + s_size;
+    enum line_kind kind = classify(*at, (size_t)(end - *at), l);
+    *at = end + 1;
+    return kind;
+}
+
+// Whether an update provably leaves its old value held, proven without git: the ref is
+// new (absent now), was symbolic, keeps its value, or moves to a commit whose loose objects
+// reach the old value within 64 commits (a commit, a pull). Anything else (a packed
+// object, a longer fast-forward, a forced move, a symref conversion, reftable)
+// goes to the full binary, which asks git once for the whole transaction.
+static int harmless_update(const struct ref_line* l)
+{
+    char old[80];
+    if (!find_dirs())
+        return 0;
+    if (is_zero_id(l->old_id, l->old_length)) {
+        // git did not check the old value (`update-ref <ref> <new>`, `branch -f`): read it.
+        enum ref_state state = is_reftable() ? k_ref_unknown
+                                             : ref_value(s_common, s_git_dir, l->ref, l->ref_length, old, sizeof old);
+        if (state == k_ref_absent || state == k_ref_symbolic)
+            return 1;
+        if (state != k_ref_id || strlen(old) != l->new_length)
+            return 0;
+    } else {
+        snprintf(old, sizeof old, "%.*s", (int)l->old_length, l->old_id);
+    }
+    if (has_prefix(l->new_id, l->new_length, "ref:"))
+        return 0;
+    return memcmp(old, l->new_id, l->new_length) == 0 || reaches(s_common, l->new_id, old, l->new_length, 64);
 }
 
 // Whether every deletion is ref packing pruning a loose ref (pack-refs, gc, auto-gc,
@@ -122,46 +206,39 @@ static enum line_kind classify(const char* line, size_t length, const char** old
 // and nobody holds packed-refs.lock. A real deletion of a packed ref holds that lock
 // in `prepared` (git rewrites packed-refs), and one of a loose-only ref is not in
 // packed-refs at its old value. A deletion git did not check (old all zeros) is real.
-// Observed the same on git 2.39 and 2.55; any doubt counts as a real deletion.
+// Observed the same on git 2.39 and 2.55; any doubt counts as a real deletion. git runs
+// the hook once per pruned ref: each lookup is a binary search, never a read of the
+// whole packed-refs (issue 20: gc was quadratic).
 static int only_pruning(void)
 {
-    char common[k_path_max], path[k_path_max + 32];
-    if (common_dir(common, sizeof common) != 0)
+    char path[k_path_max + 32], packed[80];
+    if (!find_dirs())
         return 0;
-    snprintf(path, sizeof path, "%s/packed-refs.lock", common);
+    snprintf(path, sizeof path, "%s/packed-refs.lock", s_common);
     if (access(path, F_OK) == 0)
         return 0;
-    snprintf(path, sizeof path, "%s/packed-refs", common);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0 || st.st_size == 0) {
-        if (fd >= 0)
-            close(fd);
-        return 0;
-    }
-    char* packed = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
-    if (packed == MAP_FAILED)
-        return 0;
-    int all = 1;
-    for (const char* line = s_input; all && line < s_input + s_size;) {
-        const char* newline = memchr(line, '\n', (size_t)(s_input + s_size - line));
-        const char* end = newline ? newline : s_input + s_size;
-        const char* old_id;
-        size_t old_length;
-        if (classify(line, (size_t)(end - line), &old_id, &old_length) == k_deletion) {
-            // packed-refs holds "<old> <ref>\n": the line without its zero new value.
-            const char* ref = old_id + 2 * old_length + 2;
-            char want[k_path_max];
-            int n = snprintf(want, sizeof want, "%.*s %.*s\n", (int)old_length, old_id,
-                             (int)(end - ref), ref);
-            all = !is_zero_id(old_id, old_length) && n > 0 && (size_t)n < sizeof want &&
-                  ((size_t)n <= (size_t)st.st_size && memmem(packed, (size_t)st.st_size, want, (size_t)n));
-        }
-        line = end + 1;
-    }
-    munmap(packed, (size_t)st.st_size);
-    return all;
+    struct ref_line l;
+    for (const char* at = s_input; at < s_input + s_size;)
+        if (next_line(&at, &l) == k_deletion &&
+            (is_zero_id(l.old_id, l.old_length) ||
+             packed_value(s_common, l.ref, l.ref_length, packed, sizeof packed) != k_ref_id ||
+             strlen(packed) != l.old_length || memcmp(packed, l.old_id, l.old_length) != 0))
+            return 0;
+    return 1;
+}
+
+// The tip `ref` was judged at in the record `f` (after its first line), into `recorded`.
+static void recorded_tip(FILE* f, const struct ref_line* l, char* recorded, size_t size)
+{
+    char line[k_path_max + 80], want[k_path_max + 80];
+    snprintf(want, sizeof want, " %.*s\n", (int)l->ref_length, l->ref);
+    recorded[0] = '\0';
+    rewind(f);
+    if (!fgets(line, sizeof line, f))
+        return;
+    while (!recorded[0] && fgets(line, sizeof line, f))
+        if (strlen(line) > l->old_length && strcmp(line + l->old_length, want) == 0)
+            snprintf(recorded, size, "%.*s", (int)l->old_length, line);
 }
 
 // Whether git (our parent) already had every deletion here judged, at the same tip:
@@ -173,91 +250,74 @@ static int only_pruning(void)
 // record alone tells (the ref store is locked and has no loose files to compare).
 static int already_judged(int reftable)
 {
-    char common[k_path_max], path[k_path_max + 64], line[k_path_max + 80];
-    if (common_dir(common, sizeof common) != 0)
+    char path[k_path_max + 64], line[k_path_max + 80];
+    if (!find_dirs())
         return 0;
-    snprintf(path, sizeof path, "%s/guard/hook-judged", common);
+    snprintf(path, sizeof path, "%s/guard/hook-judged", s_common);
     FILE* f = fopen(path, "re");
     long pid = 0;
     unsigned long long started = 0;
-    int same = f && fgets(line, sizeof line, f) && sscanf(line, "%ld %llu", &pid, &started) == 2 &&
-               pid == (long)getppid() && started == start_time(pid) && started != 0;
-    int all = same;
+    int all = f && fgets(line, sizeof line, f) && sscanf(line, "%ld %llu", &pid, &started) == 2 &&
+              pid == (long)getppid() && started == start_time(pid) && started != 0;
+    struct ref_line l;
     for (const char* at = s_input; all && at < s_input + s_size;) {
-        const char* newline = memchr(at, '\n', (size_t)(s_input + s_size - at));
-        const char* end = newline ? newline : s_input + s_size;
-        const char* old_id;
-        size_t old_length;
-        if (classify(at, (size_t)(end - at), &old_id, &old_length) == k_deletion) {
-            const char* ref = old_id + 2 * old_length + 2;
-            char want[k_path_max + 80], loose[k_path_max + 80] = "";
-            snprintf(want, sizeof want, " %.*s\n", (int)(end - ref), ref);
-            char recorded[80] = "";
-            rewind(f);
-            fgets(line, sizeof line, f);
-            while (!recorded[0] && fgets(line, sizeof line, f))
-                if (strlen(line) > old_length && strcmp(line + old_length, want) == 0)
-                    snprintf(recorded, sizeof recorded, "%.*s", (int)old_length, line);
-            snprintf(path, sizeof path, "%s/%.*s", common, (int)(end - ref), ref);
-            FILE* r = fopen(path, "re");
-            int has_loose = r && fgets(loose, sizeof loose, r);
-            if (r)
-                fclose(r);
-            loose[strcspn(loose, "\n")] = '\0';
-            all = recorded[0] &&
-                  (is_zero_id(old_id, old_length) || memcmp(old_id, recorded, old_length) == 0) &&
-                  (reftable    ? !is_zero_id(old_id, old_length)
-                   : has_loose ? strcmp(loose, recorded) == 0
-                               : !in_packed_refs(common, want));
-        }
-        at = end + 1;
+        if (next_line(&at, &l) != k_deletion)
+            continue;
+        char recorded[80], now[80];
+        recorded_tip(f, &l, recorded, sizeof recorded);
+        snprintf(path, sizeof path, "%s/%.*s", s_common, (int)l.ref_length, l.ref);
+        FILE* r = fopen(path, "re");
+        int has_loose = r && fgets(now, sizeof now, r);
+        if (r)
+            fclose(r);
+        now[has_loose ? strcspn(now, "\n") : 0] = '\0';
+        all = recorded[0] &&
+              (is_zero_id(l.old_id, l.old_length) || memcmp(l.old_id, recorded, l.old_length) == 0) &&
+              (reftable    ? !is_zero_id(l.old_id, l.old_length)
+               : has_loose ? strcmp(now, recorded) == 0
+                           : packed_value(s_common, l.ref, l.ref_length, now, sizeof now) == k_ref_absent);
     }
     if (f)
         fclose(f);
     return all;
 }
 
-// Whether the repository stores its refs in reftable (git makes <common>/reftable).
-static int is_reftable(void)
+// Counts the deletions and the updates not proven harmless. With `why`, names each as
+// unchecked; without, names the first unreadable line (and how many there were).
+static void scan(const char* why, int* deletions, int* updates)
 {
-    char common[k_path_max], path[k_path_max + 16];
-    if (common_dir(common, sizeof common) != 0)
-        return 0;
-    snprintf(path, sizeof path, "%s/reftable", common);
-    return access(path, F_OK) == 0;
-}
-
-// How many lines delete a branch or a save. With `why`, names each as unguarded.
-// Names the first unreadable line (and how many there were) on stderr.
-static int scan(const char* why)
-{
-    int count = 0, unreadable = 0;
-    for (const char* line = s_input; line < s_input + s_size;) {
-        const char* newline = memchr(line, '\n', (size_t)(s_input + s_size - line));
-        const char* end = newline ? newline : s_input + s_size;
-        const char* old_id;
-        size_t old_length;
-        enum line_kind kind = classify(line, (size_t)(end - line), &old_id, &old_length);
-        count += kind == k_deletion;
+    int unreadable = 0;
+    *deletions = *updates = 0;
+    struct ref_line l;
+    for (const char* at = s_input; at < s_input + s_size;) {
+        const char* line = at;
+        enum line_kind kind = next_line(&at, &l);
+        int judged = kind == k_deletion || (kind == k_update && !harmless_update(&l));
+        *deletions += kind == k_deletion;
+        *updates += kind == k_update && judged;
         if (!why && kind == k_unreadable && unreadable++ == 0) {
             fputs("git-guard: ignored a ref update git does not write: '", stderr);
-            for (const char* c = line; c < end && c < line + 100; ++c)
+            for (const char* c = line; c < at - 1 && c < line + 100; ++c)
                 fputs(*c >= 32 && *c < 127 ? (char[]){*c, 0} : "?", stderr);
             fputs("'\n", stderr);
         }
-        if (why && kind == k_deletion) {
-            const char* ref = old_id + 2 * old_length + 2;
-            fprintf(stderr, "git-guard: refusing to delete %.*s unchecked: %s\n",
-                    (int)(end - ref), ref, why);
-        }
-        line = end + 1;
+        if (why && judged)
+            fprintf(stderr, "git-guard: refusing to %s %.*s unchecked: %s\n",
+                    kind == k_deletion ? "delete" : "move", (int)l.ref_length, l.ref, why);
     }
     if (unreadable > 1)
         fprintf(stderr, "git-guard: ... %d such lines in all\n", unreadable);
-    if (why && count)
-        fprintf(stderr, "git-guard: reinstall git-guard (git guard install), or delete "
+    if (why && (*deletions || *updates))
+        fprintf(stderr, "git-guard: reinstall git-guard (git guard install), or update "
                         "with the guard off: git -c core.hooksPath=/dev/null ...\n");
-    return count;
+}
+
+// Whether the full binary must judge this prepared transaction.
+static int needs_judging(int reftable)
+{
+    int deletions, updates;
+    scan(NULL, &deletions, &updates);
+    return updates > 0 || (deletions > 0 && !only_pruning() && !already_judged(reftable));
 }
 
 // A file holding the input, rewound before each child so that each reads all of it.
@@ -318,7 +378,7 @@ int main(int argc, char** argv)
         fprintf(stderr, "git-guard: cannot read the ref updates: %s\n", strerror(errno));
         return 1;
     }
-    int guarded = prepared && scan(NULL) > 0 && !only_pruning() && !already_judged(reftable);
+    int guarded = prepared && needs_judging(reftable);
     char chained[k_path_max];
     int has_chained = find_chained(hook_path, chained, sizeof chained);
     if (!guarded && !has_chained)
@@ -326,7 +386,8 @@ int main(int argc, char** argv)
     char full[k_path_max], tried[4 * k_path_max], why[5 * k_path_max];
     if (guarded && find_full(hook_path, full, sizeof full, tried, sizeof tried) != 0) {
         snprintf(why, sizeof why, "git-guard is missing (looked for %s)", tried);
-        scan(why);
+        int deletions, updates;
+        scan(why, &deletions, &updates);
         return 1;
     }
     int input = input_file();

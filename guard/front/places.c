@@ -13,34 +13,40 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-// The common git dir of the repository git runs the hook for. git runs a hook in the
-// root of the working tree (in the git dir when bare) and exports GIT_DIR only when it
-// was given one, so follow what git itself would find.
+// The git dir of the repository git runs the hook for. git runs a hook in the root of
+// the working tree (in the git dir when bare) and exports GIT_DIR only when it was given
+// one, so follow what git itself would find.
+int git_dir(char* out, size_t size)
+{
+    const char* env = getenv("GIT_DIR");
+    struct stat st;
+    if (env && *env)
+        return snprintf(out, size, "%s", env) < (int)size ? 0 : -1;
+    if (stat(".git", &st) == 0 && S_ISDIR(st.st_mode))
+        return snprintf(out, size, ".git") < (int)size ? 0 : -1;
+    if (stat(".git", &st) != 0)
+        return snprintf(out, size, ".") < (int)size ? 0 : -1;
+    char line[k_path_max] = "";
+    FILE* f = fopen(".git", "re");
+    if (!f || !fgets(line, sizeof line, f) || strncmp(line, "gitdir: ", 8) != 0) {
+        if (f)
+            fclose(f);
+        return -1;
+    }
+    fclose(f);
+    line[strcspn(line, "\n")] = '\0';
+    return snprintf(out, size, "%s", line + 8) < (int)size ? 0 : -1;
+}
+
+// The common git dir: $GIT_COMMON_DIR, else what the git dir's `commondir` names.
 int common_dir(char* out, size_t size)
 {
     const char* env = getenv("GIT_COMMON_DIR");
     if (env && *env)
         return snprintf(out, size, "%s", env) < (int)size ? 0 : -1;
     char dir[k_path_max];
-    env = getenv("GIT_DIR");
-    struct stat st;
-    if (env && *env)
-        snprintf(dir, sizeof dir, "%s", env);
-    else if (stat(".git", &st) == 0 && S_ISDIR(st.st_mode))
-        snprintf(dir, sizeof dir, ".git");
-    else if (stat(".git", &st) == 0) {
-        char line[k_path_max] = "";
-        FILE* f = fopen(".git", "re");
-        if (!f || !fgets(line, sizeof line, f) || strncmp(line, "gitdir: ", 8) != 0) {
-            if (f)
-                fclose(f);
-            return -1;
-        }
-        fclose(f);
-        line[strcspn(line, "\n")] = '\0';
-        snprintf(dir, sizeof dir, "%s", line + 8);
-    } else
-        snprintf(dir, sizeof dir, ".");
+    if (git_dir(dir, sizeof dir) != 0)
+        return -1;
     char path[k_path_max + 16], rel[k_path_max] = "";
     snprintf(path, sizeof path, "%s/commondir", dir);
     FILE* f = fopen(path, "re");
@@ -52,29 +58,6 @@ int common_dir(char* out, size_t size)
     if (f)
         fclose(f);
     return snprintf(out, size, "%s", dir) < (int)size ? 0 : -1;
-}
-
-// Whether packed-refs has a line ending in `tail` (" <ref>\n").
-int in_packed_refs(const char* common, const char* tail)
-{
-    char path[k_path_max + 32];
-    snprintf(path, sizeof path, "%s/packed-refs", common);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return errno != ENOENT; // unreadable: assume it is there
-    struct stat st;
-    if (fstat(fd, &st) != 0 || st.st_size == 0) {
-        int failed = st.st_size != 0;
-        close(fd);
-        return failed;
-    }
-    char* packed = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
-    if (packed == MAP_FAILED)
-        return 1;
-    int found = memmem(packed, (size_t)st.st_size, tail, strlen(tail)) != NULL;
-    munmap(packed, (size_t)st.st_size);
-    return found;
 }
 
 // When `pid` started (field 22 of /proc/<pid>/stat), or 0.

@@ -3,12 +3,10 @@
 
 #include <stddef.h>
 
-// The common git dir of the repository git runs the hook for. Returns 0 or -1.
+// The git dir and the common git dir of the repository git runs the hook for.
+// Each returns 0 or -1.
+int git_dir(char* out, size_t size);
 int common_dir(char* out, size_t size);
-
-// Whether `common`/packed-refs has a line ending in `tail` (" <ref>\n"); an unreadable
-// file counts as having it.
-int in_packed_refs(const char* common, const char* tail);
 
 // When `pid` started (field 22 of /proc/<pid>/stat), or 0.
 unsigned long long start_time(long pid);

@@ -78,13 +78,18 @@ in_both() {
     LAST_CHAINED=$(runs "$LOG" chained)
 }
 
-section "transactions that delete no branch never start git-guard"
+section "transactions that delete or force no branch never start git-guard"
 printf 'change\n' >>"$REPO/README"
 printf 'change\n' >>"$TEST_ROOT/twin-repo/README"
 in_both "git commit" git commit -q -a -m change
 assert_eq 0 "$STARTED" "'git commit' did not start git-guard"
 in_both "git branch new" git branch new
 assert_eq 0 "$STARTED" "'git branch new' did not start git-guard"
+in_both "a fast-forward by three loose commits" sh -c 'c=$(git rev-parse HEAD); for i in 1 2 3; do
+    c=$(git commit-tree -p "$c" -m "$i" "HEAD^{tree}"); done; git update-ref refs/heads/new "$c"'
+assert_eq 0 "$STARTED" "a fast-forward the front end can prove from loose objects did not start git-guard"
+in_both "a forced move" git update-ref refs/heads/new HEAD
+assert_eq 1 "$STARTED" "a forced move (the old tip is no ancestor of the new) started git-guard once"
 commit_file "$TEST_ROOT/origin" c.txt c
 git_real -C "$TEST_ROOT/origin" tag v2
 git_real -C "$TEST_ROOT/origin" branch fresh
@@ -216,7 +221,7 @@ expect_ignored "$Z40 $Z40 refs/heads/x\n" "state 'committed'" committed
 expect_ignored "$Z40 $Z40 refs/heads/x\n" "no state"
 expect_ignored "$Z40 $Z40 refs/tags/v1\n" "a tag deletion" prepared
 expect_ignored "$Z40 $Z40 refs/remotes/origin/x\n" "a remote-tracking deletion" prepared
-expect_ignored "$OID ref:refs/heads/main refs/heads/x\n" "a new value 'ref:'" prepared
+expect_ignored "$Z40 ref:refs/heads/main refs/heads/new-symbolic\n" "a new symbolic branch (new value 'ref:')" prepared
 expect_ignored "$Z40 ${Z40:1} refs/heads/x\n" "a 39-digit new value" prepared
 expect_ignored "xyz $Z40 refs/heads/x\n" "a garbage old value" prepared
 expect_ignored "$Z40 $Z40 refs/heads/\n" "an empty branch name" prepared
@@ -228,6 +233,7 @@ expect_started() {
 }
 expect_started "$Z40 $Z40 refs/heads/x" "a deletion without a final newline"
 expect_started "$Z64 $Z64 refs/heads/x\n" "a SHA-256 deletion"
+expect_started "$OID ref:refs/heads/main refs/heads/x\n" "a branch turned into a symbolic ref (new value 'ref:', 2.46)"
 expect_ignored "ref:refs/heads/main $Z40 refs/heads/sym\n" "a symbolic ref's deletion (old value 'ref:'), which holds no commits" prepared
 {
     for ((i = 0; i < 5000; i++)); do

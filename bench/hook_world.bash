@@ -1,0 +1,36 @@
+# Shared by bench/hook.sh and bench/pack_refs.sh (sourced): the gits to measure, a
+# hermetic temporary HOME ($work, removed on exit), the no-op static hook, and how each
+# kind of hook is put in place. Before sourcing, set $front (the git-guard-hook to link)
+# after it, and pass "$@" (the gits named on the command line, if any).
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+gits=("$@")
+if [ ${#gits[@]} -eq 0 ]; then
+    gits=("$(command -v git)")
+    [ -x /opt/git-2.55/bin/git ] && gits+=(/opt/git-2.55/bin/git)
+fi
+for tool in cc awk "${needs[@]}"; do
+    command -v "$tool" >/dev/null || { echo "$(basename "$0"): $tool is not installed" >&2; exit 2; }
+done
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/git-guard-bench-hook.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+export HOME=$work GIT_CONFIG_NOSYSTEM=1 LC_ALL=C
+export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com
+export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.com
+printf '[gc]\n\tauto = 0\n[maintenance]\n\tauto = false\n' >"$HOME/.gitconfig"
+cc -static -O2 -o "$work/noop-hook" "$root/bench/noop_hook.c"
+
+# place KIND GIT_DIR: no hook, the no-op static hook, or git-guard's ($front), in place
+# of the last.
+place() {
+    rm -f "$2/hooks/reference-transaction"
+    case $1 in
+    none) ;;
+    noop) cp "$work/noop-hook" "$2/hooks/reference-transaction" ;;
+    guard) ln -s "$front" "$2/hooks/reference-transaction" ;;
+    esac
+}
+
+median() {
+    printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}

@@ -1,6 +1,7 @@
 // The command table and the only place that parses command lines.
 #include "guard/cli.hpp"
 #include "guard/cli_parts.hpp"
+#include "guard/cli_watch.hpp"
 
 #include "guard/doctor.hpp"
 #include "guard/error.hpp"
@@ -149,6 +150,7 @@ const Command k_commands[] = {
     {"install", "guard this repository: hook, shim, guard.enabled", true, run_install},
     {"uninstall", "restore the hooks and config install changed", true, run_uninstall},
     {"doctor", "check that this repository is guarded, with a fix for each problem", true, run_doctor},
+    {"watch", "the backstop's watcher: start, --status, --stop, --foreground, --lost", false, run_watch},
     {"help", "show the commands", false, run_help},
     {"version", "print the version", false, run_version},
 };

@@ -11,6 +11,7 @@
 #include "guard/shimlink.hpp"
 #include "guard/process.hpp"
 #include "guard/repo.hpp"
+#include "guard/watch.hpp"
 
 #include <unistd.h>
 
@@ -230,6 +231,20 @@ std::pair<int, int> git_version(const std::string& git)
     return {major, minor};
 }
 
+namespace {
+
+// The backstop (DESIGN §15): install returns once the watcher watches this repository.
+void start_watching(Installation& ctx)
+{
+    std::string why;
+    if (auto pid = start_watcher(ctx.common, why))
+        ctx.say("the watcher runs (pid " + std::to_string(*pid) + "): what bypasses git's command line is saved too", false);
+    else
+        ctx.say("could not start the watcher (" + why + "): run 'git guard watch'", false);
+}
+
+} // namespace
+
 InstallReport install(const fs::path& start, const InstallOptions& options)
 {
     Installation ctx{find_real_git(), locate_site(start), {}, {}, {}};
@@ -265,6 +280,7 @@ InstallReport install(const fs::path& start, const InstallOptions& options)
     }
     link_shim(ctx, link);
     keep_installed_config(ctx.common);
+    start_watching(ctx);
     if (!ctx.report.changed)
         ctx.say("git-guard is already installed in " + ctx.common.string() + ": nothing changed",
                 false);

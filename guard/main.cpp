@@ -6,6 +6,7 @@
 #include "guard/error.hpp"
 #include "guard/hook.hpp"
 #include "guard/shim.hpp"
+#include "guard/watch.hpp"
 
 #include <cstdio>
 #include <cstring>
@@ -22,6 +23,9 @@ int main(int argc, char** argv)
     std::vector<std::string> args(argv, argv + argc);
     std::string base = args.empty() ? "" : args[0].substr(args[0].rfind('/') + 1);
     try {
+        // A guarded call restarts a watcher that died, as git starts its fsmonitor daemon.
+        if (base == "git" || (args.size() >= 2 && args[1] == "hook"))
+            guard::revive_watcher();
         if (base == "git")
             return guard::run_shim(args);
         if (args.size() >= 2 && args[1] == "hook")

@@ -1,0 +1,44 @@
+#pragma once
+// The kernel's change notification (inotify), straight: what changed is only a hint to
+// read the repository again, so the watcher needs no more than "which key, now".
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <string>
+
+namespace guard {
+
+class Inotify {
+public:
+    Inotify();   // throws Error when the kernel gives no inotify instance
+    ~Inotify();
+    Inotify(const Inotify&) = delete;
+    Inotify& operator=(const Inotify&) = delete;
+
+    // Watches `dir` for entries created, deleted, renamed or rewritten, reported under
+    // `key`. A missing directory is skipped. False when the kernel's watch limit
+    // (fs.inotify.max_user_watches) is reached; `limit_reached()` then stays true.
+    bool watch(const std::filesystem::path& dir, const std::string& key);
+    // Forgets every watch of `key`.
+    void forget(const std::string& key);
+
+    // Waits up to `timeout` (or until SIGTERM/SIGINT) and returns the keys
+    // whose directories changed, gathering a burst of events into one answer.
+    std::set<std::string> wait(std::chrono::milliseconds timeout);
+
+    bool limit_reached() const { return m_limit; }
+    bool stopped() const { return m_stopped; }  // SIGTERM or SIGINT arrived
+    size_t watches() const { return m_dirs.size(); }
+
+private:
+    int m_fd = -1;
+    int m_signals = -1;  // a signalfd: a stop request wakes the wait, never races it
+    bool m_limit = false;
+    bool m_stopped = false;
+    std::map<int, std::string> m_keys;                    // watch descriptor -> key
+    std::map<std::filesystem::path, int> m_dirs;          // watched directory -> descriptor
+};
+
+} // namespace guard

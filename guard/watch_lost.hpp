@@ -1,0 +1,43 @@
+#pragma once
+// What the watcher saves after the fact (DESIGN §15): tips and detached HEADs that lost
+// their last name, the HEAD and index of a vanished admin entry, and, before gc prunes,
+// the commits it once knew as tips that are unreachable now.
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace guard {
+
+// One tip that lost its last name.
+struct LostTip {
+    std::string ref;                // refs/heads/x, or "" for a tree's HEAD
+    std::string oid;                // "" for an unborn tree
+    std::string path;               // the tree's root, for a tree's HEAD or a vanished entry
+    std::string branch_ref;         // the tree's branch ("" when detached)
+    bool gone = false;              // the admin entry vanished: its index copy is saved too
+    std::filesystem::path index;    // the copy of that index
+};
+
+// Judges `lost` as the hook judges deletions (§4.2) and saves what is at risk under
+// refs/heads/stranded/, reason k_watch_reason, under the hook's and the shim's locks.
+// What a git-guard save already holds, or `git guard discard` let go, is not saved.
+// Never throws: a save that fails is logged and journaled as a refusal.
+void save_vanished(const std::filesystem::path& common, const std::vector<LostTip>& lost);
+
+// A commit once known as a tip that no ref reaches now.
+struct LostCommit {
+    std::string oid;
+    std::string name;   // the branch or tree it was
+    std::string when;   // when it vanished (UTC), or since when no watcher ran
+};
+std::vector<LostCommit> lost_commits(const std::filesystem::path& common);
+
+// Before gc can prune: saves every lost commit that is still at risk (§4.2), with
+// `reason`. Returns how many were saved.
+int sweep_lost(const std::filesystem::path& common, const std::string& reason);
+
+// `<common>/guard/watch/lost`: one line per tip the watcher found at risk, "<unix> <oid> <name>".
+void record_lost(const std::filesystem::path& common, const std::string& oid, const std::string& name);
+
+} // namespace guard

@@ -1,0 +1,57 @@
+#pragma once
+// One guarded repository as the watcher knows it (DESIGN §15, event layer): each branch
+// tip, each worktree's HEAD and a copy of its index, so that what loses its last name
+// through a tool no git-guard code sees is saved after the fact.
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace guard {
+
+// A worktree as last seen.
+struct KnownTree {
+    std::filesystem::path path;     // its root
+    std::filesystem::path git_dir;  // its admin entry (the common dir for the main tree)
+    std::string head;               // "" when unborn
+    std::string branch_ref;         // "" when detached
+    std::string index_stamp;        // the index file's identity when it was copied
+};
+
+class RepoWatch {
+public:
+    explicit RepoWatch(std::filesystem::path common);
+
+    // Reads the refs and trees again and saves what lost its last name since the last
+    // scan (judged like the hook's deletions, §4.2). The first scan only learns. False
+    // when the repository cannot be read (deleted, unmounted, permissions).
+    bool scan();
+
+    const std::filesystem::path& common() const { return m_common; }
+    const std::map<std::string, KnownTree>& trees() const { return m_trees; }
+    // The directories whose changes can change a tip or a tree: the ref store (loose refs,
+    // packed-refs, reftable) and worktrees/ with each admin entry.
+    std::vector<std::filesystem::path> watched_dirs() const;
+
+private:
+    struct Lost;
+    void save_lost(const std::vector<Lost>& lost);
+    void copy_indexes();
+    void load();
+    void store() const;
+    std::filesystem::path m_common;
+    std::map<std::string, std::string> m_tips;   // refs/heads/* (no saves) -> oid
+    std::map<std::string, KnownTree> m_trees;    // admin entry name ("" main) -> tree
+    bool m_learned = false;
+};
+
+// `<common>/guard/watch/`: the watcher's copies of the indexes and its record of tips.
+std::filesystem::path repo_watch_dir(const std::filesystem::path& common);
+
+// The tips and detached HEADs the watcher last knew, as (oid, branch ref or tree path),
+// from `<common>/guard/watch/tips`: a restarted watcher starts from them, and the sweep
+// finds what vanished while none ran.
+std::vector<std::pair<std::string, std::string>> known_tips(const std::filesystem::path& common);
+
+} // namespace guard

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# The backstop's event layer against libgit2 (pygit2), which deletes refs and prunes
+# worktrees without running any hook (DESIGN §15): the watcher saves what lost its last
+# name, judged like the hook's deletions, and names itself as the save's source.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/backstop_fixtures.bash"
+
+if ! "$PYTHON" -c 'import pygit2' 2>/dev/null; then
+    skip_suite "pygit2 is not installed (Debian: python3-pygit2): skipping the libgit2 backstop suite"
+fi
+
+# pygit REPO PYTHON: runs PYTHON with `r` the repository at REPO.
+pygit() {
+    "$PYTHON" -c "import pygit2, sys; r = pygit2.Repository(sys.argv[1]); $2" "$1"
+}
+
+guarded_clone repo
+
+section "pygit2 branches.delete: the unpushed commit is saved"
+TIP=$(unpushed "$REPO" lib-branch)
+wait_known "$REPO" "$TIP"
+pygit "$REPO" "r.branches.delete('lib-branch')"
+assert_no_ref "$REPO" refs/heads/lib-branch "pygit2 did not delete the branch"
+assert_saved "$REPO" lib-branch "$TIP" "branches.delete"
+REF=$(save_of "$REPO" lib-branch)
+run_cmd "$GUARD" -C "$REPO" show "${REF#refs/heads/}"
+assert_contains "$OUT" "vanished (no git hook ran)" "git guard show names the watcher as the source"
+run_cmd "$GUARD" -C "$REPO" log
+assert_contains "$OUT" "vanished (no git hook ran)" "git guard log names the watcher as the source"
+
+section "pygit2 references.delete: the unpushed commit is saved"
+TIP=$(unpushed "$REPO" lib-ref)
+wait_known "$REPO" "$TIP"
+pygit "$REPO" "r.references.delete('refs/heads/lib-ref')"
+assert_saved "$REPO" lib-ref "$TIP" "references.delete"
+
+section "a pushed branch deleted by pygit2 is published: nothing saved"
+TIP=$(unpushed "$REPO" lib-pushed)
+git_real -C "$REPO" push -q origin lib-pushed
+wait_known "$REPO" "$TIP"
+pygit "$REPO" "r.branches.delete('lib-pushed')"
+# A later deletion's save proves the watcher has read past this one.
+MARK=$(unpushed "$REPO" lib-mark)
+wait_known "$REPO" "$MARK"
+pygit "$REPO" "r.branches.delete('lib-mark')"
+poll 30 saved_at "$REPO" lib-mark "$MARK" || fail "the marker branch was not saved"
+assert_eq 0 "$(saves "$REPO" lib-pushed)" "a published branch was saved"
+
+section "a branch renamed by pygit2 keeps its name elsewhere: nothing saved"
+TIP=$(unpushed "$REPO" lib-old)
+wait_known "$REPO" "$TIP"
+pygit "$REPO" "r.branches['lib-old'].rename('lib-new')"
+MARK=$(unpushed "$REPO" lib-mark2)
+wait_known "$REPO" "$MARK"
+pygit "$REPO" "r.branches.delete('lib-mark2')"
+poll 30 saved_at "$REPO" lib-mark2 "$MARK" || fail "the marker branch was not saved"
+assert_eq 0 "$(saves "$REPO" lib-old)" "a renamed branch was saved"
+
+section "pygit2 Worktree.prune: the tree's detached commit and its staged file are saved"
+git_real -C "$REPO" worktree add -q --detach "$TEST_ROOT/lib-tree" main
+echo work >"$TEST_ROOT/lib-tree/w.txt"
+git_real -C "$TEST_ROOT/lib-tree" add w.txt
+git_real -C "$TEST_ROOT/lib-tree" commit -q -m "detached work"
+HEAD_ID=$(git_real -C "$TEST_ROOT/lib-tree" rev-parse HEAD)
+echo staged >"$TEST_ROOT/lib-tree/staged.txt"
+git_real -C "$TEST_ROOT/lib-tree" add staged.txt
+STAGED=$(git_real -C "$TEST_ROOT/lib-tree" rev-parse :staged.txt)
+wait_known "$REPO" "$HEAD_ID"
+poll 30 index_copy_has "$REPO" lib-tree staged.txt || fail "the watcher kept no copy of the tree's index"
+pygit "$REPO" "r.lookup_worktree('lib-tree').prune(True)"
+assert_no_file "$REPO/.git/worktrees/lib-tree" "pygit2 did not prune the admin entry"
+if poll 30 saved_at "$REPO" lib-tree "$HEAD_ID"; then
+    pass "Worktree.prune: the detached commit is saved"
+    REF=$(save_of "$REPO" lib-tree)
+    assert_eq "$STAGED" "$(git_real -C "$REPO" rev-parse "$REF:staged.txt" 2>/dev/null)" \
+        "Worktree.prune: the staged file was destroyed, not saved"
+else
+    fail "Worktree.prune: the detached commit $HEAD_ID was destroyed, not saved"
+fi
+
+finish

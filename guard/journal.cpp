@@ -2,6 +2,7 @@
 #include "guard/journal.hpp"
 
 #include "guard/backup.hpp"
+#include "guard/clock.hpp"
 #include "guard/json.hpp"
 #include "guard/process.hpp"
 #include "guard/repo.hpp"

@@ -5,6 +5,7 @@
 
 #include "guard/bounded.hpp"
 #include "guard/bundles.hpp"
+#include "guard/clock.hpp"
 #include "guard/journal.hpp"
 #include "guard/report.hpp"
 #include "guard/snapshot.hpp"

@@ -3,6 +3,7 @@
 #include "guard/removal.hpp"
 #include "guard/journal.hpp"
 
+#include "guard/clock.hpp"
 #include "guard/lock.hpp"
 #include "guard/plumbing.hpp"
 #include "guard/log.hpp"

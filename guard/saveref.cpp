@@ -2,6 +2,7 @@
 // exist" semantics and no hook, and its read-back by a separate git (DESIGN §5.4, §5.5).
 #include "guard/saveref.hpp"
 
+#include "guard/clock.hpp"
 #include "guard/journal.hpp"
 
 #include <spdlog/spdlog.h>
@@ -87,27 +88,6 @@ void verify(const Git& git, const Saved& s)
     auto ids = split(r.out, '\n');
     if (r.status != 0 || ids.size() != 2 || ids[0] != s.commit || ids[1] != s.tree)
         throw Error("verification failed: " + s.ref + " does not hold the saved commit " + s.commit);
-}
-
-std::string utc_stamp()
-{
-    if (const char* pinned = std::getenv("GIT_GUARD_STAMP"); pinned && *pinned)
-        return pinned;
-    return utc_millis("%Y%m%dT%H%M%S");
-}
-
-std::string utc_millis(const char* date_format)
-{
-    auto now = std::chrono::system_clock::now();
-    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count();
-    std::time_t seconds = static_cast<std::time_t>(ms / 1000);
-    std::tm utc{};
-    gmtime_r(&seconds, &utc);
-    char text[40];
-    std::strftime(text, sizeof text, date_format, &utc);
-    char full[48];
-    std::snprintf(full, sizeof full, "%s.%03dZ", text, static_cast<int>(ms % 1000));
-    return full;
 }
 
 std::string ref_component(std::string c)

@@ -61,12 +61,6 @@ std::optional<Saved> save_husk(const std::filesystem::path& common, const std::f
                                const std::optional<Worktree>& tree, const Settings& settings,
                                const SaveOptions& options);
 
-// The UTC time to the millisecond, `YYYYMMDDTHHMMSS.mmmZ` (or $GIT_GUARD_STAMP, for tests).
-std::string utc_stamp();
-
-// The UTC time now, `date_format` (strftime) followed by `.mmmZ`.
-std::string utc_millis(const char* date_format);
-
 // One ref name component made valid by git check-ref-format's rules
 // (invalid characters become '-').
 std::string ref_component(std::string component);

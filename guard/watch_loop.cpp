@@ -3,6 +3,7 @@
 // an end when the registry is gone or names nothing. Idle, it sleeps in poll(2).
 #include "guard/watch.hpp"
 
+#include "guard/clock.hpp"
 #include "guard/error.hpp"
 #include "guard/manifest.hpp"
 #include "guard/repo.hpp"

@@ -55,6 +55,18 @@ std::vector<std::pair<std::string, std::string>> heads_of(const fs::path& common
     return out;
 }
 
+// The bundle files, oldest first (their names are UTC stamps).
+std::vector<fs::path> bundle_files(const fs::path& common)
+{
+    std::vector<fs::path> files;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(common / "guard" / "bundles", ec))
+        if (entry.path().extension() == ".bundle")
+            files.push_back(entry.path());
+    std::sort(files.begin(), files.end());
+    return files;
+}
+
 // The bundle's own time: it is written once, when the save is made.
 std::pair<std::string, long long> file_time(const fs::path& file)
 {
@@ -109,18 +121,14 @@ void journal_bundle_save(const fs::path& common, const fs::path& file, const std
 
 std::vector<Save> bundle_saves(const fs::path& common, const std::vector<JournalEntry>& journal)
 {
-    std::vector<fs::path> files;
-    std::error_code ec;
-    for (const auto& entry : fs::directory_iterator(bundles_dir(common), ec))
-        if (entry.path().extension() == ".bundle")
-            files.push_back(entry.path());
-    std::sort(files.begin(), files.end());
+    auto files = bundle_files(common);
     auto gone = dropped(journal);
+    std::set<std::string> seen; // a branch kept at one tip in two bundles is one save
     std::vector<Save> out;
     for (const auto& file : files) {
         try {
             for (const auto& [commit, ref] : heads_of(common, file))
-                if (!gone.count(bundle_handle(file, ref) + " " + commit))
+                if (!gone.count(bundle_handle(file, ref) + " " + commit) && seen.insert(ref + " " + commit).second)
                     out.push_back(make_save(file, commit, ref, journal));
         } catch (const Error& e) {
             spdlog::warn("the bundle {} cannot be read: {}", file.string(), e.what());
@@ -172,16 +180,22 @@ Restored restore_bundle(const fs::path& common, const Save& s)
 
 std::string drop_bundle(const fs::path& common, const Save& s)
 {
-    journal_record(common, {.kind = "drop", .ref = s.ref, .commit = s.commit, .branch = s.branch,
-                            .reason = "drop", .detail = s.reason + "; " + s.bundle});
+    // Every copy of the save goes: the branch at that tip, in whichever bundle holds it.
+    std::error_code ec;
+    for (const auto& file : bundle_files(common)) {
+        auto heads = heads_of(common, file);
+        auto gone = dropped(read_journal(common));
+        for (const auto& [commit, ref] : heads)
+            if (commit == s.commit && short_ref(ref) == s.branch && !gone.count(bundle_handle(file, ref) + " " + commit))
+                journal_record(common, {.kind = "drop", .ref = bundle_handle(file, ref), .commit = commit,
+                                        .branch = s.branch, .reason = "drop", .detail = s.reason + "; " + file.string()});
+        gone = dropped(read_journal(common));
+        if (std::all_of(heads.begin(), heads.end(), [&](const auto& h) {
+                return gone.count(bundle_handle(file, h.second) + " " + h.first) > 0;
+            }))
+            fs::remove(file, ec);
+    }
     spdlog::warn("dropped {} (was {} in {})", s.ref, s.commit, s.bundle);
-    auto gone = dropped(read_journal(common));
-    auto heads = heads_of(common, s.bundle);
-    bool last = std::all_of(heads.begin(), heads.end(), [&](const auto& h) {
-        return gone.count(bundle_handle(s.bundle, h.second) + " " + h.first) > 0;
-    });
-    if (last)
-        fs::remove(s.bundle);
     return s.ref;
 }
 

@@ -6,6 +6,7 @@
 #include "guard/contents.hpp"
 #include "guard/doctor.hpp"
 #include "guard/error.hpp"
+#include "guard/fold.hpp"
 #include "guard/install.hpp"
 #include "guard/journal.hpp"
 #include "guard/json.hpp"
@@ -192,6 +193,23 @@ int run_push(const Invocation& inv)
     }
     if (result.pushed.empty())
         std::printf("every save is backed up to %s\n", settings.backup_remote.c_str());
+    return 0;
+}
+
+int run_fold(const Invocation& inv)
+{
+    po::options_description options("git guard fold [--keep N]");
+    options.add_options()("keep", po::value<std::size_t>(), "removal and branch saves kept as branches "
+                                                            "(default: guard.keepBranches, 50)");
+    auto vm = parse(inv, options, {});
+    if (wants_help(vm, options))
+        return 0;
+    std::optional<std::size_t> keep;
+    if (vm.count("keep"))
+        keep = vm["keep"].as<std::size_t>();
+    Folded f = fold_saves(common_dir_of(inv.cwd), keep);
+    std::printf("folded %zu branch save(s) into %s and %zu in-place save ref(s) into their trees' chains\n",
+                f.branches, "refs/stranded/chain/archive", f.loose);
     return 0;
 }
 

@@ -2,6 +2,8 @@
 #include "guard/stranded.hpp"
 
 #include "guard/backup.hpp"
+#include "guard/chain.hpp"
+#include "guard/folded.hpp"
 #include "guard/history.hpp"
 #include "guard/journal.hpp"
 #include "guard/process.hpp"
@@ -11,6 +13,7 @@
 
 #include <ctime>
 #include <map>
+#include <set>
 
 namespace fs = std::filesystem;
 
@@ -161,15 +164,18 @@ std::vector<Save> all_saves(const fs::path& common)
     RecordSettings settings = read_record_settings(common);
     auto pushed = backed_up(journal, settings.backup_remote);
     std::vector<Save> out;
+    std::set<std::string> seen; // a save folded while its name stayed (a failed deletion) is listed once
     for (const auto& f : for_each_save(common, "%(refname)%00%(objectname)%00%(committerdate:unix)%00"
                                                "%(trailers:only,unfold)%00%(contents:body)")) {
-        if (f.size() < 5)
+        if (f.size() < 5 || is_chain_ref(f[0]) || !seen.insert(f[0] + " " + f[1]).second)
             continue;
         Save s = make_save(f, recorded);
         if (!settings.backup_remote.empty())
             s.backed_up = pushed.count(s.ref + " " + s.commit) > 0;
         out.push_back(std::move(s));
     }
+    add_chained(out, seen, chain_records(common), [&](const auto& f) { return make_save(f, recorded); },
+                settings.backup_remote.empty() ? nullptr : &pushed);
     return out;
 }
 
@@ -216,6 +222,8 @@ std::string drop_stranded(const fs::path& start, const std::string& name)
 {
     Save s = find_save(start, name);
     fs::path common = common_dir_of(start);
+    if (!s.chain.empty())
+        return drop_folded(common, s);
     auto argv = git_without_hooks(common);
     // No hook runs: ours refuses deleting a save with unique commits, and drop is how to let
     // one go. The old value makes it fail rather than delete a ref that moved meanwhile.

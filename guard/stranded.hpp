@@ -33,6 +33,7 @@ struct Save {
     std::string summary;    // "Held …" from the save commit, or what the commits are
     bool in_place = false;  // under refs/stranded/ (before reset --hard, checkout --, …)
     std::optional<bool> backed_up; // nothing when no guard.backupRemote is configured
+    std::string chain;      // the chain that holds it (folded, in-place); "" for a ref
 };
 
 struct ListOptions {

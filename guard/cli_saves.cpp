@@ -65,10 +65,12 @@ int run_list(const Invocation& inv)
         opts.source = vm["source"].as<std::string>();
     if (vm.count("since"))
         opts.since = since_time(inv, vm["since"].as<std::string>());
-    auto saves = list_saves(inv.cwd, opts);
-    size_t hidden = opts.in_place ? 0 : list_saves(inv.cwd, {.in_place = true, .source = opts.source,
-                                                              .since = opts.since}).size() - saves.size();
-    for (const auto& s : saves) {
+    bool all = opts.in_place;
+    opts.in_place = true; // one listing: the in-place saves left out are counted from it
+    size_t hidden = 0;
+    for (const auto& s : list_saves(inv.cwd, opts)) {
+        if (s.in_place && !all && ++hidden)
+            continue;
         if (vm.count("json"))
             std::printf("%s\n", save_json(s).str().c_str());
         else

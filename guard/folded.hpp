@@ -26,4 +26,9 @@ void add_chained(std::vector<Save>& out, std::set<std::string>& seen,
 // Returns its handle.
 std::string drop_folded(const std::filesystem::path& common, const Save& save);
 
+// Drops every one of `saves` (as listed) at once: the refs in one transaction (one by one
+// when that fails: a ref that moved since stays), the chained ones as one drop link per
+// chain; each journaled as "drop". Throws Error when a chain cannot take its drop links.
+void drop_all(const std::filesystem::path& common, const std::vector<Save>& saves);
+
 } // namespace guard

@@ -243,12 +243,11 @@ std::vector<Save> drop_published(const fs::path& start)
     fs::path common = locate(start).common;
     PublishedCheck published(common, read_settings(common));
     std::vector<Save> dropped;
-    for (const auto& s : list_saves(start, {.in_place = true})) {
-        if (!published(s.commit, s.branch))
-            continue;
-        drop_stranded(start, s.ref);
-        dropped.push_back(s);
-    }
+    for (const auto& s : list_saves(start, {.in_place = true}))
+        if (published(s.commit, s.branch))
+            dropped.push_back(s);
+    // Each one as listed, without finding it again: one transaction, one drop link per chain.
+    drop_all(common, dropped);
     return dropped;
 }
 

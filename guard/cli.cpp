@@ -147,6 +147,7 @@ const Command k_commands[] = {
     {"drop", "delete saves (or every published one: --published)", true, run_drop},
     {"log", "the journal: every save, refusal, discard, drop, restore and push", true, run_log},
     {"push", "push the saves not yet backed up to guard.backupRemote", true, run_push},
+    {"fold", "fold the oldest saves into chains: few refs, every save kept", true, run_fold},
     {"install", "guard this repository: hook, shim, guard.enabled", true, run_install},
     {"uninstall", "restore the hooks and config install changed", true, run_uninstall},
     {"doctor", "check that this repository is guarded, with a fix for each problem", true, run_doctor},

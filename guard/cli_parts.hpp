@@ -45,5 +45,6 @@ int run_restore(const Invocation& inv);
 int run_drop(const Invocation& inv);
 int run_log(const Invocation& inv);
 int run_push(const Invocation& inv);
+int run_fold(const Invocation& inv);
 
 } // namespace guard::cli

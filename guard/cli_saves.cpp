@@ -7,6 +7,7 @@
 #include "guard/contents.hpp"
 #include "guard/doctor.hpp"
 #include "guard/error.hpp"
+#include "guard/fold.hpp"
 #include "guard/install.hpp"
 #include "guard/journal.hpp"
 #include "guard/json.hpp"
@@ -65,10 +66,12 @@ int run_list(const Invocation& inv)
         opts.source = vm["source"].as<std::string>();
     if (vm.count("since"))
         opts.since = since_time(inv, vm["since"].as<std::string>());
-    auto saves = list_saves(inv.cwd, opts);
-    size_t hidden = opts.in_place ? 0 : list_saves(inv.cwd, {.in_place = true, .source = opts.source,
-                                                              .since = opts.since}).size() - saves.size();
-    for (const auto& s : saves) {
+    bool all = opts.in_place;
+    opts.in_place = true; // one listing: the in-place saves left out are counted from it
+    size_t hidden = 0;
+    for (const auto& s : list_saves(inv.cwd, opts)) {
+        if (s.in_place && !all && ++hidden)
+            continue;
         if (vm.count("json"))
             std::printf("%s\n", save_json(s).str().c_str());
         else
@@ -195,6 +198,23 @@ int run_push(const Invocation& inv)
     }
     if (result.pushed.empty())
         std::printf("every save is backed up to %s\n", settings.backup_remote.c_str());
+    return 0;
+}
+
+int run_fold(const Invocation& inv)
+{
+    po::options_description options("git guard fold [--keep N]");
+    options.add_options()("keep", po::value<std::size_t>(), "removal and branch saves kept as branches "
+                                                            "(default: guard.keepBranches, 50)");
+    auto vm = parse(inv, options, {});
+    if (wants_help(vm, options))
+        return 0;
+    std::optional<std::size_t> keep;
+    if (vm.count("keep"))
+        keep = vm["keep"].as<std::size_t>();
+    Folded f = fold_saves(common_dir_of(inv.cwd), keep);
+    std::printf("folded %zu branch save(s) into %s and %zu in-place save ref(s) into their trees' chains\n",
+                f.branches, "refs/stranded/chain/archive", f.loose);
     return 0;
 }
 

@@ -3,7 +3,9 @@
 #include "guard/saveref.hpp"
 
 #include "guard/clock.hpp"
+#include "guard/fold.hpp"
 #include "guard/journal.hpp"
+#include "guard/repo.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -18,17 +20,6 @@ namespace guard {
 namespace {
 
 constexpr int k_max_suffix = 20;
-
-// `-c hook.<x>.enabled=false` for the reference-transaction event and every
-// configured hook (git >= 2.54); core.hooksPath=/dev/null is set on every call.
-std::vector<std::string> hooks_off(const Git& git)
-{
-    std::vector<std::string> args = {"-c", "hook.reference-transaction.enabled=false"};
-    for (const auto& [key, value] : guard_config(git.git_dir()))
-        if (key.starts_with("hook.") && key.ends_with(".command") && key.size() > 13)
-            args.insert(args.end(), {"-c", key.substr(0, key.size() - 8) + ".enabled=false"});
-    return args;
-}
 
 // `name` with its first component that is itself a ref (a plain branch
 // `stranded/<tree>` blocks every `stranded/<tree>/<stamp>`) suffixed -2, -3, ….
@@ -53,6 +44,27 @@ std::string unblocked_name(const Git& git, const std::string& name, const std::s
 }
 
 } // namespace
+
+// `-c hook.<x>.enabled=false` for the reference-transaction event and every
+// configured hook (git >= 2.54); core.hooksPath=/dev/null is set on every call.
+std::vector<std::string> hooks_off(const Git& git)
+{
+    std::vector<std::string> args = {"-c", "hook.reference-transaction.enabled=false"};
+    for (const auto& [key, value] : guard_config(git.git_dir()))
+        if (key.starts_with("hook.") && key.ends_with(".command") && key.size() > 13)
+            args.insert(args.end(), {"-c", key.substr(0, key.size() - 8) + ".enabled=false"});
+    return args;
+}
+
+// A save is a ref, readable with plain git, until guard.keepBranches newer ones of its
+// kind exist: then it is folded onto a chain (fold.cpp), so the refs stay few.
+std::string create_save(const Git& git, const std::string& name, const std::string& commit,
+                        const std::string& prefix)
+{
+    std::string ref = create_ref(git, name, commit, prefix);
+    fold_beyond_keep(git.common());
+    return ref;
+}
 
 // Creates the ref with "must not exist" semantics and no hooks.
 std::string create_ref(const Git& git, const std::string& name, const std::string& commit,
@@ -153,7 +165,7 @@ Saved point_at(const fs::path& git_dir, const std::string& name, const std::stri
         s.tree = options.tree; // the caller wrote it: verify() still reads it back from the ref
     }
     s.base = commit;
-    s.ref = create_ref(git, name, commit, options.ref_prefix);
+    s.ref = create_save(git, name, commit, options.ref_prefix);
     verify(git, s);
     s.diffstat = "no new commit: the save holds " + commit.substr(0, 12);
     spdlog::info("saved {} at {} ({})", s.ref, commit, options.reason);
@@ -227,6 +239,7 @@ std::optional<std::vector<Saved>> save_existing_batch(
         spdlog::info("saved {} at {} ({})", s.ref, s.commit, options.reason);
         journal_record(common, tip_save_event(s.ref, s.commit, tips[i].first, options.reason));
     }
+    fold_beyond_keep(common);
     return saves;
 }
 

@@ -15,6 +15,14 @@ namespace guard {
 std::string create_ref(const Git& git, const std::string& name, const std::string& commit,
                        const std::string& prefix);
 
+// A new save ref `<prefix>/<name>/<stamp>` (create_ref), then the oldest saves of its kind
+// beyond guard.keepBranches folded onto chains (fold_beyond_keep). Returns the ref.
+std::string create_save(const Git& git, const std::string& name, const std::string& commit,
+                        const std::string& prefix);
+
+// `-c hook.<x>.enabled=false` for every hook git >= 2.54 may run from config.
+std::vector<std::string> hooks_off(const Git& git);
+
 // Only this proof licenses a destroyer: `s.ref`, read back by a separate git, holds
 // `s.commit` and `s.tree`. Throws Error otherwise.
 void verify(const Git& git, const Saved& s);

@@ -101,7 +101,7 @@ std::optional<Saved> save_work(const fs::path& common, const Work& w, const std:
     meter.update(2);
     s.made_commit = true;
     s.base = w.head.value_or("");
-    s.ref = create_ref(store, name, s.commit, options.ref_prefix);
+    s.ref = create_save(store, name, s.commit, options.ref_prefix);
     verify(store, s);
     meter.done();
     s.diffstat = diffstat(store, s.base, s.tree);
@@ -140,7 +140,7 @@ std::optional<Saved> save_husk(const fs::path& common, const fs::path& root, con
     s.commit = write_save(store, w, staged, settings, options.reason);
     s.made_commit = true;
     s.base = w.head.value_or("");
-    s.ref = create_ref(store, name, s.commit, options.ref_prefix);
+    s.ref = create_save(store, name, s.commit, options.ref_prefix);
     verify(store, s);
     s.diffstat = diffstat(store, s.base, s.tree);
     journal_save(common, w, s, options);

@@ -3,6 +3,8 @@
 
 #include "guard/backup.hpp"
 #include "guard/bundles.hpp"
+#include "guard/chain.hpp"
+#include "guard/folded.hpp"
 #include "guard/history.hpp"
 #include "guard/journal.hpp"
 #include "guard/process.hpp"
@@ -12,6 +14,7 @@
 
 #include <ctime>
 #include <map>
+#include <set>
 
 namespace fs = std::filesystem;
 
@@ -164,9 +167,10 @@ std::vector<Save> all_saves(const fs::path& common)
     RecordSettings settings = read_record_settings(common);
     auto pushed = backed_up(journal, settings.backup_remote);
     std::vector<Save> out;
+    std::set<std::string> seen; // a save folded while its name stayed (a failed deletion) is listed once
     for (const auto& f : for_each_save(common, "%(refname)%00%(objectname)%00%(committerdate:unix)%00"
                                                "%(trailers:only,unfold)%00%(contents:body)")) {
-        if (f.size() < 5)
+        if (f.size() < 5 || is_chain_ref(f[0]) || !seen.insert(f[0] + " " + f[1]).second)
             continue;
         Save s = make_save(f, recorded);
         if (!settings.backup_remote.empty())
@@ -175,6 +179,8 @@ std::vector<Save> all_saves(const fs::path& common)
     }
     for (auto& s : bundle_saves(common, journal))
         out.push_back(std::move(s));
+    add_chained(out, seen, chain_records(common), [&](const auto& f) { return make_save(f, recorded); },
+                settings.backup_remote.empty() ? nullptr : &pushed);
     return out;
 }
 
@@ -225,6 +231,8 @@ std::string drop_stranded(const fs::path& start, const std::string& name)
     fs::path common = common_dir_of(start);
     if (!s.bundle.empty())
         return drop_bundle(common, s);
+    if (!s.chain.empty())
+        return drop_folded(common, s);
     auto argv = git_without_hooks(common);
     // No hook runs: ours refuses deleting a save with unique commits, and drop is how to let
     // one go. The old value makes it fail rather than delete a ref that moved meanwhile.
@@ -244,12 +252,11 @@ std::vector<Save> drop_published(const fs::path& start)
     fs::path common = locate(start).common;
     PublishedCheck published(common, read_settings(common));
     std::vector<Save> dropped;
-    for (const auto& s : list_saves(start, {.in_place = true})) {
-        if (!s.bundle.empty() || !published(s.commit, s.branch))
-            continue; // a bundle's commits may be in no object store to judge
-        drop_stranded(start, s.ref);
-        dropped.push_back(s);
-    }
+    for (const auto& s : list_saves(start, {.in_place = true}))
+        if (s.bundle.empty() && published(s.commit, s.branch)) // a bundle's commits may be in no store to judge
+            dropped.push_back(s);
+    // Each one as listed, without finding it again: one transaction, one drop link per chain.
+    drop_all(common, dropped);
     return dropped;
 }
 

@@ -36,6 +36,7 @@ struct Save {
     bool foreign = false;   // this repository's journal does not record making it: it arrived
                             // from elsewhere (fetched, pushed in, copied); its trailers are a claim
     std::string bundle;     // a mirror's bundle file holding it ("" for a ref)
+    std::string chain;      // the chain that holds it (folded, in-place); "" for a ref
 };
 
 struct ListOptions {

@@ -1,0 +1,31 @@
+#pragma once
+// Folding (DESIGN §13): the removal and branch saves beyond the newest guard.keepBranches
+// onto the archive chain, and the in-place saves beyond the newest guard.keepBranches onto
+// their tree's chain (chain.hpp), so the refs stay few. A save's content is never
+// rewritten: folding moves its name.
+#include <cstddef>
+#include <filesystem>
+#include <optional>
+
+namespace guard {
+
+struct Folded {
+    std::size_t branches = 0; // refs/heads/stranded/… folded into the archive chain
+    std::size_t loose = 0;    // refs/stranded/<name>/<stamp> folded into their trees' chains
+};
+
+// guard.keepBranches (default 50).
+std::size_t keep_branches(const std::filesystem::path& common);
+
+// Folds, in the repository at `common`, every removal and branch save beyond the newest
+// `keep` (default: guard.keepBranches; a branch checked out somewhere stays) and every
+// in-place save ref beyond the newest `keep`. Each chain gets its links first and reads them back; only then are the
+// folded refs deleted, each with its old value and every hook off. A meter on a terminal.
+// Throws Error when a chain cannot be written (the refs then all stay).
+Folded fold_saves(const std::filesystem::path& common, std::optional<std::size_t> keep = {});
+
+// fold_saves after a new save, when there is anything to fold; never throws (a failure is
+// logged and the saves stay branches until the next save or `git guard fold`).
+void fold_beyond_keep(const std::filesystem::path& common);
+
+} // namespace guard

@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# Few refs however many saves (DESIGN §2.6, §13):
+#   - 60 saves (removals, branch deletions, in-place) with guard.keepBranches=10: every
+#     save's content stays reachable, at most 10 stranded/ branches and 10 in-place refs,
+#     the older ones on chains, every save listed once and restorable, folded ones included;
+#   - a chain only moves forward; deleting one is refused like a save's deletion;
+#   - drop of a folded save: a drop link hides it, the chain does not move back;
+#   - migration: an earlier version's thousands of loose save refs are folded by
+#     `git guard fold` and on the first save, verified, each save listed once.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+GUARD=$GUARD_BIN_DIR/git-guard
+
+# reachable REPO BLOB...: how many of the BLOBs some ref reaches.
+reachable() {
+    local repo=$1
+    shift
+    git_real -C "$repo" rev-list --objects --all | cut -d' ' -f1 | sort -u >"$TEST_ROOT/.objects"
+    printf '%s\n' "$@" | sort -u | comm -12 - "$TEST_ROOT/.objects" | grep -c .
+}
+
+blob() { printf '%s\n' "$1" | git_real hash-object --stdin; }
+
+count_refs() { git_real -C "$1" for-each-ref --format=x "$2" | grep -c . || true; }
+
+listed() { "$GUARD" -C "$1" list --all --json; }
+
+R=$TEST_ROOT/many
+new_repo "$R"
+commit_file "$R" a.txt a
+git_real -C "$R" config guard.enabled true
+git_real -C "$R" config guard.keepBranches 10
+install_hook "$R"
+shim_on
+
+section "60 saves with guard.keepBranches=10"
+BLOBS=()
+for i in $(seq 1 25); do
+    git -C "$R" worktree add -q "$TEST_ROOT/t$i" -b "t$i" 2>/dev/null
+    printf 'removed work %s\n' "$i" >"$TEST_ROOT/t$i/work.txt"
+    BLOBS+=("$(blob "removed work $i")")
+    git -C "$R" worktree remove --force "$TEST_ROOT/t$i" 2>/dev/null
+    git_real -C "$R" branch -q -D "t$i" 2>/dev/null # no commits of its own: nothing to save
+done
+for i in $(seq 1 20); do
+    git_real -C "$R" checkout -q -b "b$i" main
+    commit_file "$R" "b$i.txt" "branch work $i"
+    BLOBS+=("$(blob "branch work $i")")
+    git_real -C "$R" checkout -q main
+    git_real -C "$R" branch -q -D "b$i" 2>/dev/null
+done
+for i in $(seq 1 15); do
+    printf 'in-place work %s\n' "$i" >"$R/a.txt"
+    BLOBS+=("$(blob "in-place work $i")")
+    git -C "$R" reset -q --hard 2>/dev/null
+done
+assert_eq 60 "$(reachable "$R" "${BLOBS[@]}")" "every one of the 60 saves' content is reachable (a save was lost)"
+assert_eq 10 "$(count_refs "$R" refs/heads/stranded/)" "removal and branch saves beyond the newest 10 are folded"
+assert_eq "refs/stranded/chain/archive
+refs/stranded/chain/tree/many" "$(git_real -C "$R" for-each-ref --format='%(refname)' refs/stranded/chain/)" \
+    "folded saves live on the archive chain and their tree's chain"
+assert_eq 12 "$(count_refs "$R" refs/stranded/)" "in-place saves beyond the newest 10 are folded onto their tree's chain"
+run_cmd listed "$R"
+assert_eq 60 "$(printf '%s\n' "$OUT" | grep -c '"ref"')" "git guard list --all shows all 60 saves"
+assert_eq 60 "$(printf '%s\n' "$OUT" | grep -o '"ref":"[^"]*"' | sort -u | grep -c .)" "each save is listed once"
+run_cmd "$GUARD" -C "$R" list
+assert_contains "$OUT" "15 in-place save(s) not shown" "the people's listing counts the in-place saves"
+
+section "restore and show take a folded save by its handle"
+OLDEST=$(printf '%s\n' "$(listed "$R")" | grep -o '"ref":"refs/heads/stranded/t1/[^"]*"' | cut -d'"' -f4)
+assert_ne "" "$OLDEST" "the first removal's save is listed under its stranded/t1/<stamp> name"
+assert_eq "" "$(git_real -C "$R" for-each-ref "$OLDEST")" "the first removal's save is folded (no branch left)"
+run_cmd "$GUARD" -C "$R" show "${OLDEST#refs/heads/}"
+assert_eq 0 "$RC" "show takes the folded save by its short name: $ERR"
+run_cmd "$GUARD" -C "$R" restore "${OLDEST#refs/heads/}" "$TEST_ROOT/back1"
+assert_eq 0 "$RC" "restore takes the folded save: $ERR"
+assert_eq "removed work 1" "$(cat "$TEST_ROOT/back1/work.txt" 2>/dev/null)" "the folded removal's file is restored"
+B1=$(printf '%s\n' "$(listed "$R")" | grep -o '"ref":"refs/heads/stranded/b1/[^"]*"' | cut -d'"' -f4)
+run_cmd "$GUARD" -C "$R" restore "$B1"
+assert_eq 0 "$RC" "restore takes a folded branch save: $ERR"
+assert_eq "branch work 1" "$(git_real -C "$R" show b1:b1.txt 2>/dev/null)" "the folded branch comes back at its tip"
+IN1=$(git_real -C "$R" log --first-parent --format='%(trailers:key=Stranded-Save,valueonly,separator=)' \
+    refs/stranded/chain/tree/many | grep . | tail -1)
+assert_eq "" "$(git_real -C "$R" for-each-ref "$IN1")" "the first in-place save is folded (no ref left)"
+run_cmd "$GUARD" -C "$R" show "$IN1"
+assert_contains "$OUT" "a.txt" "show of a folded in-place save names the file it holds"
+run_cmd "$GUARD" -C "$R" restore "$IN1" "$TEST_ROOT/back-in"
+assert_eq "in-place work 1" "$(cat "$TEST_ROOT/back-in/a.txt" 2>/dev/null)" "the folded in-place save's edit is restored"
+
+section "a chain only moves forward"
+TIP=$(git_real -C "$R" rev-parse refs/stranded/chain/tree/many)
+printf 'one more\n' >"$R/a.txt"
+git -C "$R" checkout -- a.txt 2>/dev/null
+NEW=$(git_real -C "$R" rev-parse refs/stranded/chain/tree/many)
+assert_ne "$TIP" "$NEW" "a new in-place save moves its tree's chain"
+git_real -C "$R" merge-base --is-ancestor "$TIP" "$NEW" && pass "the old tip is an ancestor of the new" ||
+    fail "the chain moved backwards: earlier in-place saves fell off it"
+
+section "drop of a folded save: a drop link, nothing moves back"
+ARCH=$(git_real -C "$R" rev-parse refs/stranded/chain/archive)
+run_cmd "$GUARD" -C "$R" drop "$OLDEST"
+assert_eq 0 "$RC" "drop takes the folded save: $ERR"
+assert_not_contains "$(listed "$R")" "\"$OLDEST\"" "the dropped save is no longer listed"
+git_real -C "$R" merge-base --is-ancestor "$ARCH" refs/stranded/chain/archive && pass "the archive moved forward only" ||
+    fail "drop moved the archive backwards: other folded saves fell off it"
+assert_eq 60 "$(printf '%s\n' "$(listed "$R")" | grep -c '"ref"')" "59 saves plus the new one stay listed"
+
+section "deleting or force-moving a chain is judged like a branch"
+run_cmd git_real -C "$R" update-ref -d refs/stranded/chain/archive
+assert_ne 0 "$RC" "deleting the archive chain, whose saves exist nowhere else, is refused"
+assert_ne "" "$(git_real -C "$R" for-each-ref refs/stranded/chain/archive)" "the archive chain is still there"
+# A forced move of a chain (update-ref onto a commit that does not contain it) is the
+# hook's to judge by effect, like a branch's forced move; that judgement is not in this
+# suite's build yet (the hook judges forced moves of refs/heads/* only).
+
+section "migration: loose save refs of an earlier version are folded"
+M=$TEST_ROOT/migrate
+new_repo "$M"
+git_real -C "$M" config guard.enabled true
+git_real -C "$M" config guard.keepBranches 10
+# Synthetic saves of the earlier version's shape: commits-only saves, each its own ref.
+{
+    for i in $(seq 1 300); do
+        c=$(printf 'old save %s\n' "$i" | GIT_COMMITTER_DATE="2024-01-01 12:$((i % 60)):00 +0000" \
+            git_real -C "$M" commit-tree "$(git_real -C "$M" rev-parse HEAD^{tree})" -p HEAD)
+        printf 'create refs/heads/stranded/old/20240101T12%04d.000Z %s\n' "$i" "$c"
+        c=$(printf 'old in-place %s\n' "$i" | git_real -C "$M" commit-tree "$(git_real -C "$M" rev-parse HEAD^{tree})" -p HEAD)
+        printf 'create refs/stranded/migrate/20240101T12%04d.000Z %s\n' "$i" "$c"
+    done
+} | git_real -C "$M" update-ref --stdin
+BEFORE=$(git_real -C "$M" for-each-ref --format='%(objectname)' refs/heads/stranded/ refs/stranded/ | sort)
+run_cmd "$GUARD" -C "$M" fold
+assert_eq 0 "$RC" "git guard fold succeeds: $ERR"
+assert_contains "$OUT" "folded 290 branch save(s)" "fold says what it folded"
+assert_eq 10 "$(count_refs "$M" refs/heads/stranded/)" "the newest 10 branch saves stay branches"
+assert_eq 12 "$(count_refs "$M" refs/stranded/)" "the 300 loose in-place refs became 10 and one chain (plus the archive)"
+AFTER=$(git_real -C "$M" rev-list --all | sort)
+assert_eq "" "$(comm -23 <(printf '%s\n' "$BEFORE") <(printf '%s\n' "$AFTER"))" "every migrated save is still reachable"
+assert_eq 600 "$("$GUARD" -C "$M" list --all --json | grep -o '"ref":"[^"]*"' | sort -u | grep -c .)" \
+    "all 600 migrated saves are listed, each once"
+git_real -C "$M" branch -q stranded/old/20240101T129999.000Z HEAD
+git_real -C "$M" branch -q stranded/old/20240101T129998.000Z HEAD
+printf 'x\n' >"$M/README"
+git -C "$M" reset -q --hard 2>/dev/null
+assert_eq 10 "$(count_refs "$M" refs/heads/stranded/)" "the first save folds the branch saves beyond the bound again"
+assert_eq 12 "$(count_refs "$M" refs/stranded/)" "and the in-place saves beyond the bound"
+
+finish

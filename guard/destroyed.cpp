@@ -261,6 +261,7 @@ const std::array k_destroyers = {
     Destroyer{"revert", operation_end, {}},       Destroyer{"am", operation_end, {}},
     Destroyer{"read-tree", read_tree, GUARD_TABLE(read_tree)},
     Destroyer{"checkout-index", checkout_index, GUARD_TABLE(checkout_index)},
+    Destroyer{"mv", mv, GUARD_TABLE(mv)},
 };
 
 const Destroyer* destroyer(const std::string& word)

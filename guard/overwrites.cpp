@@ -9,6 +9,7 @@
 #include "guard/worktrees.hpp"
 
 #include <algorithm>
+#include <filesystem>
 
 namespace guard {
 
@@ -88,6 +89,30 @@ Destroyed stash(const GitCall& call)
     Destroyed d = ask_scope(call, {.worktree = true, .index = true, .any_untracked = true}, "stash");
     keep_collisions(d, false);
     return d;
+}
+
+Destroyed mv(const GitCall& call)
+{
+    Arguments a = parse_arguments(call.words, 1, GUARD_TABLE(mv));
+    if (!a.has("force") || a.has("dry-run"))
+        return {};
+    std::vector<std::string> words = a.operands_and_paths();
+    if (words.size() < 2)
+        return {};
+    std::error_code ec;
+    std::filesystem::path last = call.cwd / words.back();
+    bool into = words.size() > 2 || std::filesystem::is_directory(last, ec);
+    std::vector<std::string> targets;
+    for (size_t i = 0; i + 1 < words.size(); ++i) {
+        std::string target = into ? (std::filesystem::path(words.back()) /
+                                     std::filesystem::path(words[i]).filename()).string()
+                                  : words.back();
+        if (std::filesystem::exists(std::filesystem::symlink_status(call.cwd / target, ec)))
+            targets.push_back(":(literal)" + target);
+    }
+    if (targets.empty())
+        return {};
+    return ask_scope(call, {.pathspec = targets, .worktree = true, .index = true, .any_untracked = true}, "mv -f");
 }
 
 } // namespace guard

@@ -18,4 +18,8 @@ Destroyed checkout_index(const GitCall& call);
 // was deleted (git records the deletion in the stash, not the file that replaced it).
 Destroyed stash(const GitCall& call);
 
+// mv -f <source>… <destination>: the files it moves over (the destination, or each
+// <destination>/<name> that exists), with their working and staged versions.
+Destroyed mv(const GitCall& call);
+
 } // namespace guard

@@ -119,7 +119,7 @@ static const struct GitCommand k_commands[] = {
     {"mktag", writes_nothing, guard_none, NULL, "writes objects"},
     {"mktree", writes_nothing, guard_none, NULL, "writes objects"},
     {"multi-pack-index", writes_nothing, guard_none, NULL, "object metadata"},
-    {"mv", writes_tree | writes_index, guard_limit, NULL, "mv -f over an existing file replaces it unsaved"},
+    {"mv", writes_tree | writes_index, guard_shim, mv_may_destroy, "mv -f over an existing file: its working and staged versions"},
     {"name-rev", writes_nothing, guard_none, NULL, "reads"},
     {"notes", writes_refs, guard_none, NULL, "refs/notes/* only"},
     {"p4", writes_tree | writes_index | writes_refs, guard_none, NULL, "imports commits"},

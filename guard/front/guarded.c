@@ -60,6 +60,20 @@ OPTIONS(stash_push, {"keep-index", 'k', 0, 0}, {"staged", 'S', 0, 0}, {"patch", 
         {"quiet", 'q', 0, 0}, {"include-untracked", 'u', 0, 3}, {"all", 'a', 0, 3},
         {"message", 'm', arg_value, 0}, {"pathspec-from-file", 0, arg_value, 0},
         {"pathspec-file-nul", 0, 0, 0});
+OPTIONS(symbolic_ref, {"quiet", 'q', 0, 0}, {"delete", 'd', 0, 0}, {"short", 0, 0, 0},
+        {"recurse", 0, 0, 0}, {"m", 'm', arg_value, 0});
+// git branch, as far as telling a listing from a write goes.
+OPTIONS(branch_writes, {"force", 'f', 0, 0}, {"M", 'M', 0, 0}, {"C", 'C', 0, 0}, {"move", 'm', 0, 0},
+        {"copy", 'c', 0, 0}, {"delete", 'd', 0, 0}, {"D", 'D', 0, 0}, {"set-upstream-to", 'u', arg_value, 0},
+        {"unset-upstream", 0, 0, 0}, {"edit-description", 0, 0, 0}, {"track", 't', arg_optional, 0},
+        {"no-track", 0, 0, 0}, {"create-reflog", 0, 0, 0}, {"list", 'l', 0, 0}, {"all", 'a', 0, 0},
+        {"remotes", 'r', 0, 0}, {"verbose", 'v', 0, 0}, {"contains", 0, arg_value, 0},
+        {"no-contains", 0, arg_value, 0}, {"merged", 0, arg_value, 0}, {"no-merged", 0, arg_value, 0},
+        {"points-at", 0, arg_value, 0}, {"sort", 0, arg_value, 0}, {"format", 0, arg_value, 0},
+        {"show-current", 0, 0, 0}, {"ignore-case", 'i', 0, 0}, {"abbrev", 0, arg_optional, 0},
+        {"column", 0, arg_optional, 0}, {"color", 0, arg_optional, 0}, {"omit-empty", 0, 0, 0});
+OPTIONS(mv, {"verbose", 'v', 0, 0}, {"dry-run", 'n', 0, 0}, {"force", 'f', 0, 0}, {"k", 'k', 0, 0},
+        {"sparse", 0, 0, 0});
 OPTIONS(worktree_prune, {"dry-run", 'n', 0, 0}, {"verbose", 'v', 0, 0}, {"expire", 0, arg_value, 0});
 
 static int is(const char* a, const char* b)
@@ -164,21 +178,10 @@ int submodule_may_destroy(const struct Call* call) // update --force, deinit --f
 }
 
 // -f, -M, -C put a branch onto another commit; -d, -D are the shim's when no hook of ours
-// runs. Read loosely (any of these letters in a cluster, any prefix of --force or
-// --delete): forwarding a listing costs a start, missing a deletion costs the commits.
+// runs (unhooked.cpp).
 int branch_may_destroy(const struct Call* call)
 {
-    static const struct ArgOption table[] = {
-        {"force", 'f', 0, 0}, {"M", 'M', 0, 0}, {"C", 'C', 0, 0}, {"delete", 'd', 0, 0}, {"D", 'D', 0, 0},
-        {"set-upstream-to", 'u', arg_value, 0}, {"contains", 0, arg_value, 0}, {"no-contains", 0, arg_value, 0},
-        {"merged", 0, arg_value, 0}, {"no-merged", 0, arg_value, 0}, {"points-at", 0, arg_value, 0},
-        {"sort", 0, arg_value, 0}, {"format", 0, arg_value, 0}};
-    struct ArgParse a;
-    if (parse_args(call->nwords, call->words, 1, table, 13, &a) != 0)
-        return 1;
-    int destroys = a.count[0] || a.count[1] || a.count[2] || a.count[3] || a.count[4];
-    free_args(&a);
-    return destroys;
+    return ANY(call, 1, branch_writes, NULL, "force", "M", "C", "delete", "D");
 }
 
 // --abort, --skip: the rest of the operation goes (any unique prefix: none of these
@@ -207,6 +210,12 @@ int read_tree_may_destroy(const struct Call* call)
 int checkout_index_may_destroy(const struct Call* call)
 {
     return ANY(call, 1, checkout_index, NULL, "force") && !ANY(call, 1, checkout_index, NULL, "temp");
+}
+
+// mv -f replaces a destination that exists; without -f git refuses.
+int mv_may_destroy(const struct Call* call)
+{
+    return ANY(call, 1, mv, NULL, "force") && !ANY(call, 1, mv, NULL, "dry-run");
 }
 
 int worktree_may_destroy(const struct Call* call)
@@ -252,8 +261,38 @@ int is_in_place(const struct Call* call)
     return command && command->may_destroy && command->may_destroy(call);
 }
 
-// Also forwarded: a ref writer run with the caller's hooks switched off (DESIGN §2.4):
-// the full binary puts our hook back, alone.
+// The listing forms agents run all the time: `branch` (--list, -a, -v, --show-current,
+// no name), `symbolic-ref <name>`, `stash list|show`, `worktree list`. They write no ref.
+static int lists_only(const struct Call* call)
+{
+    const char* command = call->words[0];
+    const char* sub = call->nwords > 1 ? call->words[1] : "";
+    if (is(command, "stash"))
+        return is(sub, "list") || is(sub, "show");
+    if (is(command, "worktree"))
+        return is(sub, "list");
+    if (is(command, "symbolic-ref")) { // one operand and no -d: a read
+        struct ArgParse a;
+        if (ANY(call, 1, symbolic_ref, &a, "delete"))
+            return free_args(&a), 0;
+        int reads = a.noperands == 1;
+        free_args(&a);
+        return reads;
+    }
+    if (!is(command, "branch"))
+        return 0;
+    struct ArgParse a;
+    if (ANY(call, 1, branch_writes, &a, "force", "M", "C", "move", "copy", "delete", "D", "set-upstream-to",
+            "unset-upstream", "edit-description", "track", "no-track", "create-reflog"))
+        return free_args(&a), 0;
+    int list = a.noperands == 0 || ANY(call, 1, branch_writes, NULL, "list");
+    free_args(&a);
+    return list;
+}
+
+// Also forwarded: a command that may move a branch or HEAD (the hook's, the shim's, or its
+// children's) run with the caller's hooks switched off (DESIGN §2.4): the full binary puts
+// our hook back, alone. Tags, notes, remote-tracking refs and packing are no one's work.
 int is_guarded_call(const struct Call* call)
 {
     if (call->stop >= 0 || call->nwords == 0)
@@ -263,5 +302,6 @@ int is_guarded_call(const struct Call* call)
         return 0;
     if (command->may_destroy && command->may_destroy(call))
         return 1;
-    return (command->writes & writes_refs) && call_switches_hooks(call);
+    return (command->writes & writes_refs) && command->guard != guard_none && command->guard != guard_limit &&
+           call_switches_hooks(call) && !lists_only(call);
 }

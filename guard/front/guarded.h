@@ -20,6 +20,7 @@ GUARD_OPTIONS(read_tree);
 GUARD_OPTIONS(checkout_index);
 GUARD_OPTIONS(stash_push);
 GUARD_OPTIONS(worktree_prune);
+GUARD_OPTIONS(mv);
 
 // Whether the caller's configuration for this call (its `-c`, `--config-env`, and the
 // GIT_CONFIG_PARAMETERS / GIT_CONFIG_COUNT environment git reads) names core.hooksPath
@@ -39,4 +40,5 @@ int rm_may_destroy(const struct Call* call);
 int operation_may_end(const struct Call* call);
 int read_tree_may_destroy(const struct Call* call);
 int checkout_index_may_destroy(const struct Call* call);
+int mv_may_destroy(const struct Call* call);
 int worktree_may_destroy(const struct Call* call);

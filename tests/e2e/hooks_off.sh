@@ -49,6 +49,15 @@ run_cmd git -c core.hooksPath=/dev/null -c hook.reference-transaction.enabled=fa
 assert_eq "Deleted branch c-wip (was ${TIP:0:7})." "$OUT" "branch -D's stdout is not git's own"
 assert_ne "" "$(saved_tip "$REPO" "$TIP")" "-c core.hooksPath=/dev/null branch -D destroyed the unpushed commit, not saved"
 
+section "fetch --prune into refs/heads/ with the hooks off: the pruned branch's commit is saved"
+TIP=$(unpushed "$REPO" pruned-wip)
+git_real -C "$REPO" checkout -q --detach main
+run_cmd env "${AGENT_ENV[@]}" git fetch -q --prune origin '+refs/heads/pruned-*:refs/heads/pruned-*'
+assert_eq 0 "$RC" "fetch --prune with the hooks off failed ($ERR)"
+assert_no_ref "$REPO" refs/heads/pruned-wip "git did not prune the branch"
+assert_ne "" "$(saved_tip "$REPO" "$TIP")" "fetch --prune with the hooks off destroyed the unpushed commit of pruned-wip, not saved"
+git_real -C "$REPO" checkout -q main
+
 section "an alias that switches hooks off itself: saved"
 git_real -C "$REPO" config alias.nuke '-c core.hooksPath=/dev/null branch -D'
 TIP=$(unpushed "$REPO" alias-wip)

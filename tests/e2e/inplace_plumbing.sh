@@ -70,5 +70,14 @@ twins stash-edits
 same_as_git stash-edits stash
 nothing_saved stash-edits
 
+section "mv -f a.txt b.txt: the edited b.txt it replaces is saved; without -f git refuses"
+twins mv-force
+same_as_git mv-force mv -f a.txt b.txt
+one_save_line mv-force
+assert_saved "$B_WT" "mv -f a.txt b.txt: the edited b.txt"
+twins mv-plain
+same_as_git mv-plain mv a.txt b.txt
+nothing_saved mv-plain
+
 shim_off
 finish

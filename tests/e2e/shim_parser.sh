@@ -209,8 +209,19 @@ done
 assert_ne "" "$(export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.hooksPath GIT_CONFIG_VALUE_0=/dev/null
     handoff_of branch -D --end-of-options x)" "hooks off in GIT_CONFIG_COUNT: branch -D was not forwarded"
 assert_contains "$(cat "$FAKE/handoff" 2>/dev/null | head -1)" "hooks-off" "the handoff does not say the caller's hooks are off"
-assert_eq "" "$(export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.hooksPath GIT_CONFIG_VALUE_0=/dev/null
-    handoff_of diff)" "hooks off in GIT_CONFIG_COUNT: a read-only diff left the fast path"
+for args in "diff" "status" "branch" "branch --show-current" "branch -a -v" "branch --list x*" \
+    "symbolic-ref HEAD" "symbolic-ref --short HEAD" "stash list" "worktree list" "tag" "tag -d v1" \
+    "log -1" "rev-parse HEAD" "remote prune origin"; do
+    # shellcheck disable=SC2086
+    assert_eq "" "$(export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.hooksPath GIT_CONFIG_VALUE_0=/dev/null
+        handoff_of $args)" "hooks off in GIT_CONFIG_COUNT: 'git $args', which moves no branch, left the fast path"
+done
+for args in "branch new-b" "branch -m a b" "commit -m x" "update-ref refs/heads/x HEAD" \
+    "symbolic-ref refs/heads/x refs/heads/main" "fetch origin" "push . HEAD:x" "checkout main" "cherry-pick x"; do
+    # shellcheck disable=SC2086
+    assert_ne "" "$(export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.hooksPath GIT_CONFIG_VALUE_0=/dev/null
+        handoff_of $args)" "hooks off in GIT_CONFIG_COUNT: 'git $args', which may move a branch, was not forwarded"
+done
 cd "$TEST_ROOT" || exit 1
 shim_off
 

@@ -30,6 +30,19 @@ BOOST_AUTO_TEST_CASE(decode_call_knows_whether_the_front_end_asked_guard_enabled
                       guard::UsageError);
 }
 
+BOOST_AUTO_TEST_CASE(decode_call_knows_the_caller_switched_hooks_off)
+{
+    auto off = guard::decode_call({"git", "--guard-call=2,hooks-off", "/usr/bin/git", "/tmp/r", "2", "-c",
+                                   "core.hooksPath=/dev/null", "3", "branch", "-D", "x", "--", "-c",
+                                   "core.hooksPath=/dev/null", "branch", "-D", "x"});
+    BOOST_TEST(off.hooks_off, "the handoff's hooks-off mark was lost: git would run with no hook of ours");
+    BOOST_TEST(off.enabled_asked);
+    auto on = guard::decode_call({"git", "--guard-call=1", "/usr/bin/git", "/tmp/r", "0", "1", "status", "--", "status"});
+    BOOST_TEST(!on.hooks_off);
+    BOOST_CHECK_THROW(guard::decode_call({"git", "--guard-call=2,x", "/g", "/c", "0", "1", "x", "--", "x"}),
+                      guard::UsageError);
+}
+
 BOOST_AUTO_TEST_CASE(decode_call_refuses_a_malformed_handoff)
 {
     BOOST_CHECK_THROW(guard::decode_call({"git", "worktree", "remove"}), guard::UsageError);

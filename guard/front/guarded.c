@@ -160,5 +160,9 @@ int is_guarded_call(const struct Call* call)
     if (is(call->words[0], "worktree"))
         return call->nwords > 1 && (is(call->words[1], "remove") || is(call->words[1], "prune") ||
                                     is(call->words[1], "add"));
+    if (is(call->words[0], "gc") || is(call->words[0], "prune")) // the backstop's sweep first
+        return 1;
+    if (is(call->words[0], "maintenance"))
+        return call->nwords > 1 && is(call->words[1], "run");
     return is_in_place(call);
 }

@@ -3,7 +3,7 @@
 
 # `git guard install` reads its hook templates from <bindir>/../share/git-guard/hooks;
 # the build tree mirrors that layout so build/bin/git-guard works before it is installed.
-foreach(hook IN ITEMS reference-transaction post-checkout)
+foreach(hook IN ITEMS reference-transaction post-checkout pre-auto-gc)
   if(EXISTS ${CMAKE_SOURCE_DIR}/hooks/${hook})
     configure_file(hooks/${hook} ${CMAKE_BINARY_DIR}/share/git-guard/hooks/${hook} COPYONLY)
     install(PROGRAMS hooks/${hook} DESTINATION ${CMAKE_INSTALL_DATADIR}/git-guard/hooks)

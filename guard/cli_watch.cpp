@@ -77,7 +77,7 @@ int run_watch(const Invocation& inv)
     if (vm.count("sweep")) {
         auto common = locate(inv.cwd).common;
         init_log(common, inv.verbose);
-        int saved = sweep_lost(common, "gc sweep (vanished, unreachable)");
+        int saved = sweep_lost(common, k_sweep_reason);
         if (saved)
             std::fprintf(stderr, "git-guard: saved %d lost commit(s) before gc (git guard list)\n", saved);
         return 0;

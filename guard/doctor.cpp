@@ -11,6 +11,7 @@
 #include "guard/repo.hpp"
 #include "guard/system_install.hpp"
 #include "guard/version.hpp"
+#include "guard/watch_doctor.hpp"
 #include "guard/work.hpp"
 
 #include <unistd.h>
@@ -343,6 +344,11 @@ void records_checks(std::vector<Check>& checks, const Patient& p)
     checks.push_back(saves_check(p.common));
 }
 
+void watch_checks(std::vector<Check>& checks, const Patient& p)
+{
+    checks.push_back(watcher_check(p.common));
+}
+
 void limits_checks(std::vector<Check>& checks, const Patient& p)
 {
     checks.push_back(limits_check(p.settings.lock_worktrees));
@@ -352,7 +358,8 @@ void limits_checks(std::vector<Check>& checks, const Patient& p)
 // (such as the shim's exec-path set-up) is one more entry.
 constexpr RepoCheck k_repo_checks[] = {shim_checks,    enabled_checks, repo_hook_checks,
                                        gc_checks,      exec_path_checks, dir_checks,
-                                       worktree_checks, records_checks, limits_checks};
+                                       worktree_checks, records_checks, watch_checks,
+                                       limits_checks};
 
 // Whether git itself reads the repository around `start` (a format this git lacks, such
 // as reftable before 2.45, is the one failure); rethrows "not in a repository".

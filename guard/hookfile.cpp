@@ -43,6 +43,9 @@ std::string hook_stub(const std::string& name)
     for (auto at = stub->find(placeholder); at != std::string::npos;
          at = stub->find(placeholder, at))
         stub->replace(at, placeholder.size(), front.string());
+    const std::string binary = "@GUARD_BIN@"; // pre-auto-gc runs the full binary's sweep
+    for (auto at = stub->find(binary); at != std::string::npos; at = stub->find(binary, at))
+        stub->replace(at, binary.size(), self_path());
     return *stub;
 }
 

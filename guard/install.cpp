@@ -254,7 +254,7 @@ InstallReport install(const fs::path& start, const InstallOptions& options)
     check_hooks_scope(hooks, options.force);
     fs::path link = (options.shim_dir.empty() ? default_shim_dir() : options.shim_dir) / "git";
     check_shim(link);
-    std::vector<std::string> names{"reference-transaction"};
+    std::vector<std::string> names{"reference-transaction", "pre-auto-gc"};
     if (options.lock_worktrees)
         names.push_back("post-checkout");
     for (size_t i = 0; i < hooks.dirs.size(); ++i)
@@ -330,7 +330,7 @@ void guard_new_worktree(const fs::path& tree)
         if (!settings.enabled)
             return;
         fs::path root = ctx.site.top.empty() ? tree : ctx.site.top;
-        std::vector<std::string> names{"reference-transaction"};
+        std::vector<std::string> names{"reference-transaction", "pre-auto-gc"};
         bool lock = settings.lock_worktrees;
         if (lock)
             names.push_back("post-checkout");

@@ -17,6 +17,7 @@
 #include "guard/repo.hpp"
 #include "guard/report.hpp"
 #include "guard/snapshot.hpp"
+#include "guard/watch_lost.hpp"
 #include "guard/worktrees.hpp"
 
 #include <spdlog/spdlog.h>
@@ -268,6 +269,8 @@ int run_shim(const std::vector<std::string>& args)
     }
     init_log(common_git_dir(call), false);
     spdlog::info("shim: git {}", call.words[0]);
+    if (call.words[0] == "gc" || call.words[0] == "prune" || call.words[0] == "maintenance")
+        sweep_before_gc(common_git_dir(call)); // the backstop's sweep (DESIGN §15), then git
     if (call.words[0] != "worktree") {
         if (int rc = guard_unhooked_deletion(call))
             return rc;

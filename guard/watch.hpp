@@ -12,6 +12,8 @@ namespace guard {
 
 // The Stranded-Reason of a save the watcher made: no git-guard code ran when it was lost.
 inline constexpr const char* k_watch_reason = "vanished (no git hook ran)";
+// The Stranded-Reason of a save the sweep before gc made: a tip the watcher once knew.
+inline constexpr const char* k_sweep_reason = "unreachable before gc (no git hook ran)";
 
 // `~/.local/share/git-guard/watch/`: the lock, the status file and the log, beside the
 // registry it serves.

@@ -38,7 +38,7 @@ public:
 
 private:
     void reload();
-    void arm(RepoWatch& repo);
+    bool arm(RepoWatch& repo);
     void read(const std::string& key);
     void write_status() const;
     std::chrono::milliseconds next_wake() const;
@@ -50,11 +50,14 @@ private:
     Clock::time_point m_next_poll = Clock::now();
 };
 
-void Watcher::arm(RepoWatch& repo)
+// Returns whether it watches a directory it did not before.
+bool Watcher::arm(RepoWatch& repo)
 {
+    size_t before = m_inotify.watches();
     for (const auto& dir : repo.watched_dirs())
         if (!m_inotify.watch(dir, repo.common().string()))
             break;
+    return m_inotify.watches() > before;
 }
 
 // The registry (contract C5) names the repositories; one no longer named, or no longer
@@ -97,7 +100,10 @@ void Watcher::read(const std::string& key)
         m_repos.erase(it);
         return;
     }
-    arm(*it->second); // directories made since (refs/heads/a/ for a branch a/b, a new admin entry)
+    // Directories made since (refs/heads/a/ for a branch a/b, a new admin entry): what
+    // changed in them before they were watched is read once more.
+    for (int i = 0; i < 3 && arm(*it->second); ++i)
+        it->second->scan();
 }
 
 void Watcher::write_status() const
@@ -131,8 +137,10 @@ std::chrono::milliseconds Watcher::next_wake() const
 int Watcher::run()
 {
     reload();
-    write_status();
+    write_status(); // install waits for this: it watches now; the first snapshots follow
     spdlog::info("watch: watching {} repositories", m_repos.size());
+    m_snapshots.take(m_repos);
+    write_status();
     while (!m_inotify.stopped()) {
         std::error_code ec;
         if (!fs::exists(registry_file(), ec) || m_repos.empty()) {

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <ctime>
 #include <fstream>
 #include <map>
@@ -45,23 +46,28 @@ std::string iso_time(std::time_t t)
 
 // `git guard discard` deletes a branch and then journals it; a watcher that read the
 // deletion first would save what the user let go. The explicit discards of the last
-// minute say what not to save.
-std::vector<JournalEvent> recent_discards(const fs::path& common)
+// minute say what not to save, and the shim's saves of a tree it then let git remove
+// say that its admin entry is saved already.
+std::vector<JournalEvent> recent_events(const fs::path& common)
 {
     std::this_thread::sleep_for(std::chrono::milliseconds(30)); // the discard's journal line follows its delete
     std::string since = iso_time(std::time(nullptr) - 60);
     std::vector<JournalEvent> out;
     for (const auto& e : read_journal(common))
-        if ((e.event.kind == "discard" || e.event.kind == "drop") && e.time >= since)
+        if ((e.event.kind == "discard" || e.event.kind == "drop" || e.event.kind == "save") && e.time >= since)
             out.push_back(e.event);
     return out;
 }
 
-bool discarded(const std::vector<JournalEvent>& discards, const LostTip& t)
+bool settled(const std::vector<JournalEvent>& events, const LostTip& t)
 {
-    for (const auto& e : discards)
-        if ((!t.oid.empty() && e.commit == t.oid) || (t.gone && !t.path.empty() && e.path == t.path))
+    for (const auto& e : events) {
+        bool let_go = e.kind != "save" && !t.oid.empty() && e.commit == t.oid;
+        bool tree_done = t.gone && !t.path.empty() && e.path == t.path && e.reason != k_watch_reason &&
+                         e.reason != "snapshot";
+        if (let_go || tree_done)
             return true;
+    }
     return false;
 }
 
@@ -101,6 +107,35 @@ void save_tree(const fs::path& common, const LostTip& t, const std::vector<std::
     save_existing(common, save_name(t), commit, options);
 }
 
+// The hook's judgement (§4.2) of each tip: the deleted ones in one pass; a moved one on
+// its own, with its new value as one more base, as the hook judges a rewrite (a rebase or
+// an amend whose new tip holds the old content saves nothing).
+std::map<std::string, std::vector<std::string>> judge(const fs::path& common, const std::vector<LostTip>& lost,
+                                                      const Settings& settings)
+{
+    std::map<std::string, RefTransaction> passes; // new value ("" for the deleted) -> its tips
+    for (const auto& t : lost)
+        if (!t.oid.empty() && (!t.ref.empty() || t.branch_ref.empty()))
+            passes[t.now].deletions.push_back({t.ref.empty() ? "refs/guard-watch/HEAD" : t.ref, t.oid});
+    std::map<std::string, std::vector<std::string>> at_risk;
+    for (auto& [now, tx] : passes) {
+        Settings with = settings;
+        if (!now.empty())
+            with.base_refs.push_back(now);
+        for (const auto& v : judge_deletions(common, tx, with, Clock::now() + std::chrono::seconds(30)))
+            if (!v.commits.empty())
+                at_risk[v.deletion.old_oid] = v.commits;
+    }
+    return at_risk;
+}
+
+// Read again under the lock: the sweep or the hook may have saved `oid` meanwhile.
+bool named_now(const fs::path& common, const std::string& oid)
+{
+    RunResult r = Git(common).run({"for-each-ref", "--count=1", "--format=%(refname)", "--points-at", oid});
+    return r.status == 0 && !r.out.empty();
+}
+
 } // namespace
 
 void record_lost(const fs::path& common, const std::string& oid, const std::string& name)
@@ -117,21 +152,16 @@ void save_vanished(const fs::path& common, const std::vector<LostTip>& lost)
         Settings settings = read_settings(common);
         if (!settings.enabled)
             return;
-        auto discards = recent_discards(common);
-        RefTransaction tx;
-        for (const auto& t : lost)
-            if (!t.oid.empty() && (!t.ref.empty() || t.branch_ref.empty()))
-                tx.deletions.push_back({t.ref.empty() ? "refs/guard-watch/HEAD" : t.ref, t.oid});
-        std::map<std::string, std::vector<std::string>> at_risk;
-        for (const auto& v : judge_deletions(common, tx, settings, Clock::now() + std::chrono::seconds(30)))
-            if (!v.commits.empty())
-                at_risk[v.deletion.old_oid] = v.commits;
+        auto events = recent_events(common);
+        auto at_risk = judge(common, lost, settings);
         for (const auto& t : lost) {
             auto commits = at_risk.count(t.oid) ? at_risk[t.oid] : std::vector<std::string>{};
-            if (discarded(discards, t) || (commits.empty() && !t.gone))
+            if (settled(events, t) || (commits.empty() && !t.gone))
                 continue;
             try {
                 PathLock lock(common, t.ref.empty() ? t.path : t.ref, settings.lock_timeout);
+                if (!t.gone && named_now(common, t.oid))
+                    continue;
                 if (!commits.empty())
                     record_lost(common, t.oid, save_name(t));
                 if (t.gone)
@@ -186,15 +216,24 @@ std::vector<LostCommit> lost_commits(const fs::path& common)
         oids.insert(c.oid);
     if (oids.empty())
         return {};
-    // One walk: a candidate is unreachable when rev-list lists it with every ref hidden.
+    // One walk (the hook's): a candidate is unreachable when no ref, HEAD or per-worktree
+    // ref reaches it; a missing object has nothing left to save.
     std::string input;
     for (const auto& oid : oids)
         input += oid + "\n";
-    input += "--not\n--all\n";
-    RunResult r = Git(common).run({"rev-list", "--stdin", "--ignore-missing"}, input);
+    std::vector<std::string> tips;
+    RunResult present = Git(common).run({"cat-file", "--batch-check=%(objectname) %(objecttype)"}, input);
+    for (const auto& line : split(present.out, '\n'))
+        if (line.ends_with(" commit"))
+            tips.push_back(line.substr(0, line.find(' ')));
+    std::vector<std::string> hide;
+    for (const auto& ref : list_refs(common, list_worktrees(common)))
+        hide.push_back(ref.oid);
     std::set<std::string> unreachable;
-    for (const auto& line : split(r.out, '\n'))
-        unreachable.insert(line);
+    if (!tips.empty())
+        for (const auto& [tip, commits] : unique_commits(Git(common), tips, hide))
+            if (!commits.empty())
+                unreachable.insert(tip);
     std::vector<LostCommit> out;
     std::set<std::string> shown;
     for (const auto& c : all)
@@ -220,6 +259,8 @@ int sweep_lost(const fs::path& common, const std::string& reason)
         std::string name = it->name.starts_with("refs/heads/") ? it->name.substr(11) : fs::path(it->name).filename().string();
         try {
             PathLock lock(common, "refs/heads/" + name, settings.lock_timeout);
+            if (named_now(common, v.deletion.old_oid))
+                continue;
             save_existing(common, name, v.deletion.old_oid, {.reason = reason});
             ++saved;
         } catch (const std::exception& e) {
@@ -227,6 +268,16 @@ int sweep_lost(const fs::path& common, const std::string& reason)
         }
     }
     return saved;
+}
+
+void sweep_before_gc(const fs::path& common) noexcept
+{
+    try {
+        if (int saved = sweep_lost(common, k_sweep_reason))
+            std::fprintf(stderr, "git-guard: saved %d lost commit(s) before gc could prune them (git guard list)\n", saved);
+    } catch (const std::exception& e) {
+        spdlog::error("sweep: {}", e.what()); // gc runs anyway: the sweep is a backstop
+    }
 }
 
 } // namespace guard

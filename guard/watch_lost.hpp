@@ -13,6 +13,7 @@ namespace guard {
 struct LostTip {
     std::string ref;                // refs/heads/x, or "" for a tree's HEAD
     std::string oid;                // "" for an unborn tree
+    std::string now;                // the ref's or HEAD's new value when it moved ("" when gone)
     std::string path;               // the tree's root, for a tree's HEAD or a vanished entry
     std::string branch_ref;         // the tree's branch ("" when detached)
     bool gone = false;              // the admin entry vanished: its index copy is saved too
@@ -36,6 +37,11 @@ std::vector<LostCommit> lost_commits(const std::filesystem::path& common);
 // Before gc can prune: saves every lost commit that is still at risk (§4.2), with
 // `reason`. Returns how many were saved.
 int sweep_lost(const std::filesystem::path& common, const std::string& reason);
+
+// The shim's part of the sweep: before `git gc`, `git prune` or `git maintenance run` in the
+// repository at `common`, the lost commits at risk are saved, with one line on stderr.
+// Never throws and never stops git.
+void sweep_before_gc(const std::filesystem::path& common) noexcept;
 
 // `<common>/guard/watch/lost`: one line per tip the watcher found at risk, "<unix> <oid> <name>".
 void record_lost(const std::filesystem::path& common, const std::string& oid, const std::string& name);

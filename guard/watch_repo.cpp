@@ -33,6 +33,7 @@ fs::path repo_watch_dir(const fs::path& common) { return common / "guard" / "wat
 struct RepoWatch::Lost {
     std::string ref;    // refs/heads/x, or "" for a tree's HEAD
     std::string oid;    // the tip or HEAD ("" for an unborn tree)
+    std::string now;    // its new value when it moved, "" when it is gone
     std::string id;     // the admin entry ("" for the main tree)
     KnownTree tree;
     bool gone = false;  // the admin entry vanished
@@ -50,11 +51,6 @@ std::string file_stamp(const fs::path& file)
            std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec);
 }
 
-fs::path index_copy(const fs::path& common, const std::string& id)
-{
-    return repo_watch_dir(common) / ("index-" + (id.empty() ? std::string("main") : id));
-}
-
 // Every ref git lists, as (oid, name); nothing when git cannot list them.
 std::optional<std::vector<std::pair<std::string, std::string>>> read_refs(const fs::path& common)
 {
@@ -69,6 +65,11 @@ std::optional<std::vector<std::pair<std::string, std::string>>> read_refs(const 
 }
 
 } // namespace
+
+fs::path index_copy(const fs::path& common, const std::string& id)
+{
+    return repo_watch_dir(common) / ("index-" + (id.empty() ? std::string("main") : id));
+}
 
 RepoWatch::RepoWatch(fs::path common) : m_common(std::move(common)) { load(); }
 
@@ -148,9 +149,11 @@ std::vector<fs::path> RepoWatch::watched_dirs() const
         if (it->is_directory(ec))
             dirs.push_back(it->path());
     dirs.push_back(m_common / "refs");
-    for (const auto& [id, tree] : m_trees)
-        if (!id.empty())
-            dirs.push_back(tree.git_dir);
+    // Every admin entry on disk, known or not: one made since the last scan is watched
+    // before git has finished writing it, so its HEAD and index are never missed.
+    for (fs::directory_iterator it(m_common / "worktrees", ec), end; !ec && it != end; it.increment(ec))
+        if (it->is_directory(ec))
+            dirs.push_back(it->path());
     return dirs;
 }
 
@@ -187,14 +190,14 @@ bool RepoWatch::scan()
     std::vector<Lost> lost;
     for (const auto& [ref, oid] : m_tips)
         if (!named.count(oid))
-            lost.push_back({ref, oid, "", {}, false});
+            lost.push_back({ref, oid, tips.count(ref) ? tips[ref] : "", "", {}, false});
     for (const auto& [id, t] : m_trees) {
         auto now = trees.find(id);
         bool gone = now == trees.end();
         bool head_lost = t.branch_ref.empty() && !t.head.empty() && !named.count(t.head) &&
                          (gone || now->second.head != t.head);
         if (head_lost || (gone && !id.empty()))
-            lost.push_back({"", t.head, id, t, gone});
+            lost.push_back({"", t.head, gone ? "" : now->second.head, id, t, gone});
     }
     m_tips = std::move(tips);
     m_trees = std::move(trees);
@@ -236,7 +239,7 @@ void RepoWatch::save_lost(const std::vector<Lost>& lost)
 {
     std::vector<LostTip> tips;
     for (const auto& l : lost)
-        tips.push_back({l.ref, l.oid, l.tree.path.string(), l.tree.branch_ref, l.gone,
+        tips.push_back({l.ref, l.oid, l.now, l.tree.path.string(), l.tree.branch_ref, l.gone,
                         l.gone ? index_copy(m_common, l.id) : fs::path()});
     save_vanished(m_common, tips);
 }

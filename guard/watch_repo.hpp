@@ -49,6 +49,10 @@ private:
 // `<common>/guard/watch/`: the watcher's copies of the indexes and its record of tips.
 std::filesystem::path repo_watch_dir(const std::filesystem::path& common);
 
+// The watcher's copy of admin entry `id`'s index ("" for the main tree), taken whenever git
+// rewrote it.
+std::filesystem::path index_copy(const std::filesystem::path& common, const std::string& id);
+
 // The tips and detached HEADs the watcher last knew, as (oid, branch ref or tree path),
 // from `<common>/guard/watch/tips`: a restarted watcher starts from them, and the sweep
 // finds what vanished while none ran.

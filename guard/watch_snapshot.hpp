@@ -2,6 +2,7 @@
 // The time layer (DESIGN §15): each live worktree of a watched repository is saved when it
 // changed, at most every guard.snapshotInterval seconds, into the in-place namespace.
 
+#include "guard/snapshot.hpp"
 #include "guard/watch_repo.hpp"
 
 #include <chrono>
@@ -21,9 +22,21 @@ public:
     long long interval() const { return m_interval; }           // the default repositories use
 
 private:
+    bool snapshot_tree(const std::filesystem::path& common, const std::string& id, const KnownTree& tree);
     std::chrono::steady_clock::time_point m_due = std::chrono::steady_clock::now() + std::chrono::hours(24);
+    std::map<std::string, std::chrono::steady_clock::time_point> m_next; // "<common>\n<id>" -> due
+    std::map<std::string, std::string> m_states;  // "<common>\n<id>" -> "HEAD index work" last saved
     std::string m_last;
     long long m_interval = 60;
 };
+
+// guard.snapshotInterval of the repository at `common` in seconds (DESIGN §9, default 60):
+// 0 turns snapshots off; a value that is no plain number keeps the default.
+long long snapshot_interval(const std::filesystem::path& common);
+
+// THE one place a snapshot commit `commit` of the tree named `name` becomes a save (an
+// in-place save today; the per-tree chain where it exists). Returns the verified save.
+Saved keep_snapshot(const std::filesystem::path& common, const std::string& name, const std::string& commit,
+                    const SaveOptions& options);
 
 } // namespace guard

@@ -18,8 +18,13 @@ install_hook_managers() {
         command -v "$tool" >/dev/null || guard_apt "$tool" >/dev/null 2>&1 ||
             echo "git-guard: could not install $tool: the coexistence suites that need it skip"
     done
+    # The backstop's suites drive the libraries that bypass git's command line: pygit2 and
+    # dulwich from Debian, isomorphic-git from npm (into the same cache).
+    /usr/bin/python3 -c 'import pygit2, dulwich' 2>/dev/null ||
+        guard_apt python3-pygit2 python3-dulwich >/dev/null 2>&1 ||
+        echo "git-guard: could not install python3-pygit2 and python3-dulwich: their backstop suites skip"
     command -v npm >/dev/null || return 0
-    for tool in lefthook husky; do
+    for tool in lefthook husky isomorphic-git; do
         [ -d "$GUARD_TOOLS_DIR/$tool/node_modules/$tool" ] && continue
         # --ignore-scripts: lefthook's postinstall runs `lefthook install` in the directory
         # npm was started from, which is this checkout.

@@ -218,6 +218,13 @@ int mv_may_destroy(const struct Call* call)
     return ANY(call, 1, mv, NULL, "force") && !ANY(call, 1, mv, NULL, "dry-run");
 }
 
+// gc, prune, maintenance run: unreachable commits may go, so the backstop's sweep saves the
+// tips its watcher once knew first (DESIGN §15).
+int sweeps_first(const struct Call* call)
+{
+    return !is(call->words[0], "maintenance") || (call->nwords > 1 && is(call->words[1], "run"));
+}
+
 int worktree_may_destroy(const struct Call* call)
 {
     return call->nwords > 1 && (is(call->words[1], "remove") || is(call->words[1], "prune") ||

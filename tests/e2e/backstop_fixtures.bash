@@ -5,16 +5,6 @@
 GUARD=$GUARD_BIN_DIR/git-guard
 WATCH_STATE=$HOME/.local/share/git-guard/watch
 
-# The suite's watcher ends with the suite, passed or failed (a kept test directory keeps
-# its registry, and a watcher would outlive the suite).
-_backstop_on_exit() {
-    local rc=$?
-    "$GUARD" watch --stop >/dev/null 2>&1
-    (exit "$rc")
-    _guard_on_exit
-}
-trap _backstop_on_exit EXIT
-
 # Debian's python3 (where python3-pygit2 and python3-dulwich are), before a PATH python3.
 PYTHON=/usr/bin/python3
 [ -x "$PYTHON" ] || PYTHON=python3
@@ -23,6 +13,7 @@ PYTHON=/usr/bin/python3
 skip_suite() {
     echo "SKIP: $*"
     _guard_finished=1
+    _guard_stop_watcher
     rm -rf "$TEST_ROOT"
     trap - EXIT
     exit 125
@@ -33,7 +24,7 @@ skip_suite() {
 guarded_clone() {
     make_clone "$1"
     REPO=$TEST_ROOT/$1
-    run_cmd "$GUARD" -C "$REPO" install
+    run_cmd "$GUARD" -C "$REPO" install --shim-dir "$TEST_ROOT/shim"
     if [ "$RC" -ne 0 ]; then
         fail "git guard install failed: $ERR"
         finish

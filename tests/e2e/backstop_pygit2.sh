@@ -56,6 +56,23 @@ pygit "$REPO" "r.branches.delete('lib-mark2')"
 poll 30 saved_at "$REPO" lib-mark2 "$MARK" || fail "the marker branch was not saved"
 assert_eq 0 "$(saves "$REPO" lib-old)" "a renamed branch was saved"
 
+section "a branch libgit2 rewrites onto a commit holding its content (an amend) saves nothing"
+TIP=$(unpushed "$REPO" lib-amend)
+wait_known "$REPO" "$TIP"
+AMENDED=$(git_real -C "$REPO" commit-tree -p main -m "amended message" "$(git_real -C "$REPO" rev-parse "$TIP^{tree}")")
+pygit "$REPO" "r.references['refs/heads/lib-amend'].set_target('$AMENDED')"
+MARK=$(unpushed "$REPO" lib-mark3)
+wait_known "$REPO" "$MARK"
+pygit "$REPO" "r.branches.delete('lib-mark3')"
+poll 30 saved_at "$REPO" lib-mark3 "$MARK" || fail "the marker branch was not saved"
+assert_eq 0 "$(saves "$REPO" lib-amend)" "a rewrite that kept the content was saved"
+
+section "a branch libgit2 moves off its unpushed commit (a forced move) is saved"
+TIP=$(unpushed "$REPO" lib-forced)
+wait_known "$REPO" "$TIP"
+pygit "$REPO" "r.references['refs/heads/lib-forced'].set_target(r.revparse_single('main').id)"
+assert_saved "$REPO" lib-forced "$TIP" "a forced move"
+
 section "pygit2 Worktree.prune: the tree's detached commit and its staged file are saved"
 git_real -C "$REPO" worktree add -q --detach "$TEST_ROOT/lib-tree" main
 echo work >"$TEST_ROOT/lib-tree/w.txt"

@@ -258,9 +258,17 @@ make_clone() {
 
 # --- the end -------------------------------------------------------------------------
 
+# A watcher that `git guard install` started for this suite's HOME ends with the suite,
+# also when the suite failed and its directory (with the registry) is kept.
+_guard_stop_watcher() {
+    [ -e "$HOME/.local/share/git-guard/watch/lock" ] || return 0
+    "$GUARD_BIN_DIR/git-guard" watch --stop >/dev/null 2>&1 || true
+}
+
 # Prints the totals; keeps $TEST_ROOT on failure, removes it on success. Exits.
 finish() {
     _guard_finished=1
+    _guard_stop_watcher
     cd / || true
     printf '\n%d passed, %d failed\n' "$TESTS_PASSED" "$TESTS_FAILED"
     if [ "$TESTS_FAILED" -ne 0 ]; then
@@ -285,6 +293,7 @@ skip() {
 _guard_on_exit() {
     local rc=$?
     if [ "$_guard_finished" -eq 0 ]; then
+        _guard_stop_watcher
         printf '\nsuite ended before finish (exit %d) after %d passed, %d failed\n' \
             "$rc" "$TESTS_PASSED" "$TESTS_FAILED"
         printf 'kept the test directory for inspection: %s\n' "$TEST_ROOT"

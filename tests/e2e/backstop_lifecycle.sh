@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# The watcher's life without a service manager (DESIGN §15): install starts it and returns
+# once it watches; one per user; kill -9 leaves nothing that blocks the next; a guarded git
+# call revives it; it ends by itself when its registry is gone; doctor says what it covers.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/backstop_fixtures.bash"
+
+status_json() { "$GUARD" watch --status --json 2>/dev/null; }
+watcher_pid() { status_json | jq -r '.pid // empty'; }
+running() { [ "$(status_json | jq -r .running)" = true ]; }
+not_running() { ! running; }
+
+guarded_clone repo
+
+section "install starts the watcher and returns once it watches the repository"
+assert_contains "$(status_json)" "\"running\":true" "no watcher runs after git guard install"
+assert_contains "$(status_json)" "\"repositories\":1" "the watcher does not watch the installed repository"
+PID=$(watcher_pid)
+run_cmd "$GUARD" watch --status
+assert_contains "$OUT" "pid $PID" "watch --status does not give the pid"
+
+section "one watcher per user"
+run_cmd "$GUARD" watch
+assert_eq 0 "$RC" "git guard watch failed with a watcher running: $ERR"
+assert_eq "$PID" "$(watcher_pid)" "a second watcher replaced the first"
+run_cmd "$GUARD" watch --foreground
+assert_eq 1 "$RC" "a second watcher ran beside the first"
+assert_contains "$ERR" "runs already" "the second watcher does not say why it stops"
+
+section "doctor says what the watcher covers"
+run_cmd "$GUARD" -C "$REPO" doctor
+assert_contains "$OUT" "ok    watcher: the watcher runs (pid $PID" "doctor does not report the running watcher"
+assert_contains "$OUT" "libgit2" "doctor does not say which callers the watcher covers"
+assert_contains "$OUT" "PATH install only" "doctor does not say that git is installed on PATH only"
+assert_contains "$OUT" "every 60 s" "doctor does not give the snapshot interval"
+
+section "kill -9: nothing blocks the next watcher, and a guarded git call revives it"
+kill -9 "$PID"
+poll 30 not_running || fail "the killed watcher still holds its lock"
+run_cmd "$GUARD" -C "$REPO" doctor
+assert_contains "$OUT" "FAIL  watcher: no watcher watches this repository" "doctor does not report the dead watcher"
+TIP=$(unpushed "$REPO" revive)
+git_real -C "$REPO" branch -q -D revive # the hook's full binary runs: it starts a watcher
+poll 30 running || fail "no guarded git call revived the killed watcher"
+assert_ne "$PID" "$(watcher_pid)" "the revived watcher is the killed one"
+
+section "a tip deleted while the watcher was dead is saved when it comes back"
+PID=$(watcher_pid)
+TIP=$(unpushed "$REPO" while-dead)
+wait_known "$REPO" "$TIP"
+kill -9 "$PID"
+poll 30 not_running || fail "the killed watcher still holds its lock"
+rm -f "$REPO/.git/refs/heads/while-dead"
+"$GUARD" watch >/dev/null
+assert_saved "$REPO" while-dead "$TIP" "deleted while no watcher ran"
+
+section "a repository that is deleted leaves the watch with a log line"
+make_clone other
+run_cmd "$GUARD" -C "$TEST_ROOT/other" install --shim-dir "$TEST_ROOT/shim"
+poll 30 sh -c "\"$GUARD\" watch --status --json | grep -q '\"repositories\":2'" || fail "the second repository is not watched"
+rm -rf "$TEST_ROOT/other"
+poll 30 grep -q "dropped from the watch" "$WATCH_STATE/watch.log" || fail "the deleted repository was not dropped with a log line"
+assert_contains "$(status_json)" "\"running\":true" "the watcher died with a deleted repository"
+
+section "--stop ends it; uninstalling the last repository ends it by itself"
+run_cmd "$GUARD" watch --stop
+assert_contains "$OUT" "stopped the watcher" "watch --stop did not stop it"
+assert_eq false "$(status_json | jq -r .running)" "a watcher runs after --stop"
+"$GUARD" watch >/dev/null
+PID=$(watcher_pid)
+printf '' >"$HOME/.local/share/git-guard/repos" # nothing is registered any more
+poll 30 not_running || fail "the watcher outlived its registry"
+assert_no_file "$WATCH_STATE/status" "the watcher left its status behind"
+
+section "a watcher started for a temporary HOME ends when that HOME is deleted"
+OTHER_HOME=$TEST_ROOT/tmp-home
+mkdir -p "$OTHER_HOME"
+git_real clone -q "$TEST_ROOT/repo.origin" "$OTHER_HOME/clone"
+HOME=$OTHER_HOME "$GUARD" -C "$OTHER_HOME/clone" install --shim-dir "$OTHER_HOME/shim" >/dev/null
+PID=$(HOME=$OTHER_HOME "$GUARD" watch --status --json | jq -r '.pid // empty')
+assert_ne "" "$PID" "no watcher started for the temporary HOME"
+rm -rf "$OTHER_HOME"
+poll 30 sh -c "! kill -0 $PID 2>/dev/null" || fail "the watcher outlived its temporary HOME"
+
+finish

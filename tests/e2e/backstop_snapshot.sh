@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# The backstop's time layer (DESIGN §15): a live tree is snapshotted when it changed, so an
+# orchestrator's `rm -rf <tree>` loses at most what changed since the last snapshot; the
+# snapshot restores with its staged and untracked files. Then the admin entry's prune by a
+# git with hooks off saves what the entry still held.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/backstop_fixtures.bash"
+
+guarded_clone repo
+git_real -C "$REPO" config guard.snapshotInterval 1
+TREE=$TEST_ROOT/agent-tree
+
+# snapshot_with REPO NAME PATH CONTENT: some snapshot of tree NAME holds PATH with CONTENT.
+snapshot_with() {
+    local ref
+    for ref in $(git_real -C "$1" for-each-ref --format='%(refname)' "refs/stranded/$2/"); do
+        [ "$(git_real -C "$1" cat-file -p "$ref:$3" 2>/dev/null)" = "$4" ] && return 0
+    done
+    return 1
+}
+snapshots() {
+    git_real -C "$1" for-each-ref --format='%(refname)' "refs/stranded/$2/" | wc -l | tr -d ' '
+}
+
+section "a changed tree is snapshotted: edits, staged and untracked files"
+git_real -C "$REPO" worktree add -q -b agent "$TREE" main
+echo edited >"$TREE/a.txt"
+echo staged >"$TREE/s.txt"
+git_real -C "$TREE" add s.txt
+echo untracked >"$TREE/u.txt"
+if poll 60 snapshot_with "$REPO" agent-tree u.txt untracked; then
+    pass "the snapshot holds the untracked file"
+else
+    fail "no snapshot of the tree was taken: its untracked file would be lost to rm -rf"
+fi
+REF=$(git_real -C "$REPO" for-each-ref --sort=-refname --count=1 --format='%(refname)' refs/stranded/agent-tree/)
+assert_eq edited "$(git_real -C "$REPO" cat-file -p "$REF:a.txt" 2>/dev/null)" "the snapshot lost the edit of a tracked file"
+
+section "a second change makes a second snapshot; an unchanged tree makes none"
+echo more >"$TREE/u2.txt"
+poll 60 snapshot_with "$REPO" agent-tree u2.txt more || fail "the second change was never snapshotted"
+N=$(snapshots "$REPO" agent-tree)
+echo again >"$TREE/u3.txt"
+poll 60 snapshot_with "$REPO" agent-tree u3.txt again || fail "the third change was never snapshotted"
+assert_eq $((N + 1)) "$(snapshots "$REPO" agent-tree)" "an unchanged tree was snapshotted again"
+
+section "rm -rf of the tree: its last snapshot restores"
+rm -rf "$TREE"
+REF=$(git_real -C "$REPO" for-each-ref --sort=-refname --count=1 --format='%(refname)' refs/stranded/agent-tree/)
+run_cmd "$GUARD" -C "$REPO" restore "$REF" "$TEST_ROOT/restored"
+assert_eq 0 "$RC" "restoring the snapshot failed: $ERR"
+assert_eq untracked "$(cat "$TEST_ROOT/restored/u.txt" 2>/dev/null)" "the untracked file was destroyed by rm -rf, not restored"
+assert_eq edited "$(cat "$TEST_ROOT/restored/a.txt" 2>/dev/null)" "the edit was destroyed by rm -rf, not restored"
+assert_eq staged "$(git_real -C "$TEST_ROOT/restored" show :s.txt 2>/dev/null)" "the staged file was not restored as staged"
+
+section "prune by env -i git after rm -rf: the admin entry's staged state is saved"
+git_real -C "$REPO" worktree add -q --detach "$TEST_ROOT/second" main
+echo staged2 >"$TEST_ROOT/second/t.txt"
+git_real -C "$TEST_ROOT/second" add t.txt
+HEAD_ID=$(git_real -C "$REPO" rev-parse main)
+poll 30 index_copy_has "$REPO" second t.txt || fail "the watcher kept no copy of the tree's index"
+rm -rf "$TEST_ROOT/second"
+env -i "$REAL_GIT" -C "$REPO" worktree prune
+assert_no_file "$REPO/.git/worktrees/second" "git did not prune the admin entry"
+if poll 30 saved_at "$REPO" second "$HEAD_ID"; then
+    REF=$(save_of "$REPO" second)
+    assert_eq staged2 "$(git_real -C "$REPO" cat-file -p "$REF:t.txt" 2>/dev/null)" "the staged file of a pruned tree was destroyed, not saved"
+else
+    fail "the pruned tree's staged file was destroyed, not saved (no stranded/second/)"
+fi
+
+section "guard.snapshotInterval=0 turns snapshots off"
+git_real -C "$REPO" config guard.snapshotInterval 0
+git_real -C "$REPO" worktree add -q --detach "$TEST_ROOT/quiet" main
+echo x >"$TEST_ROOT/quiet/x.txt"
+MARK=$(unpushed "$REPO" quiet-mark)
+wait_known "$REPO" "$MARK"
+git_real -C "$REPO" -c core.hooksPath=/dev/null branch -q -D quiet-mark
+poll 30 saved_at "$REPO" quiet-mark "$MARK" || fail "the marker branch was not saved"
+assert_eq 0 "$(snapshots "$REPO" quiet)" "a tree was snapshotted with guard.snapshotInterval=0"
+
+finish

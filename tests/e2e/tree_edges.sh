@@ -106,6 +106,17 @@ run_cmd git -C "$repo" worktree add --detach "$repo.wt" main
 assert_eq 128 "$RC" "git refuses the registered path without -f"
 assert_eq "" "$(stranded "$repo")" "no save when git refuses and destroys nothing"
 
+section "worktree prune of an entry the main tree now stands at (t2401 duplicate entry)"
+repo=$TEST_ROOT/dup
+guarded_repo "$repo"
+git_real -C "$repo" worktree add -q --detach "$TEST_ROOT/dupwt"
+rm -rf "$TEST_ROOT/dupwt"
+mv "$repo" "$TEST_ROOT/dupwt"
+run_cmd git -C "$TEST_ROOT/dupwt" worktree prune --verbose
+assert_eq 0 "$RC" "prune of a duplicate entry exits 0 as git does: $ERR"
+assert_contains "$ERR" "duplicate entry" "git says why it prunes the entry"
+assert_no_file "$TEST_ROOT/dupwt/.git/worktrees/dupwt" "git pruned the duplicate entry"
+
 section "worktree remove -f of a tree whose index names a missing blob (t1450)"
 repo=$TEST_ROOT/missing
 guarded_repo "$repo"

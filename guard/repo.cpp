@@ -4,7 +4,7 @@
 
 #include <cstdlib>
 #include <fstream>
-#include <iterator>
+#include <sstream>
 #include <map>
 
 #include <thread>
@@ -48,9 +48,14 @@ std::string read_first_line(const fs::path& file)
 
 std::string read_path_file(const fs::path& file)
 {
+    // A directory where a `.git` file was (a tree moved over another's path) reads as "".
+    std::error_code ec;
+    if (!fs::is_regular_file(file, ec))
+        return "";
     std::ifstream in(file);
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    return output_path(text);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return output_path(text.str());
 }
 
 std::string output_path(const std::string& out)

@@ -6,6 +6,7 @@
 #   --src GITSRC   a built git source tree (its t/ and t/helper/test-tool)
 #   --git BINDIR   the directory of the real git the shim runs (e.g. /opt/git-2.55/bin)
 #   --bin DIR      git-guard's build (default build/bin)
+#   --mode MODE    unguarded, guarded or both (default both: unguarded first)
 #   SCRIPT...      default: the worktree and in-place destroyer scripts
 # Guarded runs install the guard as `git guard install` does, in every repository a script
 # makes: install runs once in a scratch repository; its hooks (the reference-transaction
@@ -16,12 +17,13 @@
 # directory, the test repository's work tree).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-src="" real="" bin=$root/build/bin
+src="" real="" bin=$root/build/bin modes=(unguarded guarded)
 while (($#)); do
     case $1 in
     --src) src=${2:?}; shift 2 ;;
     --git) real=${2:?}; shift 2 ;;
     --bin) bin=${2:?}; shift 2 ;;
+    --mode) [[ ${2:-} == both ]] && modes=(unguarded guarded) || modes=("${2:?}"); shift 2 ;;
     -h | --help) sed -n '2,/^set -e/{/^set -e/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
     -*) echo "git_suite: unknown option '$1' (see --help)" >&2; exit 2 ;;
     *) break ;;
@@ -68,7 +70,7 @@ run() { # MODE SCRIPT: git's summary lines, on one line
         ./"$2" 2>&1 | grep -E '^# (passed|failed|still)|^not ok' | grep -v 'TODO known breakage' | tr '\n' ' ')
 }
 echo "git: $("$real/git" --version); git-guard: $bin"
-for mode in unguarded guarded; do
+for mode in "${modes[@]}"; do
     if [[ $mode == guarded ]]; then
         # Before test-lib's own `git init`, so the trash repository gets the hook too.
         sed "s|^GIT_TEMPLATE_DIR=\"\$GIT_TEST_TEMPLATE_DIR\"\$|&\n$line|" "$shim/test-lib.sh.orig" >"$lib"

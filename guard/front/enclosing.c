@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 // The variables that pin git to one repository (`git rev-parse --local-env-vars`),
 // which a question about the enclosing repository must not carry: git's own submodule
@@ -56,9 +57,43 @@ static int top_level(char* const argv[], char* top, int outside)
     return 0;
 }
 
+// Whether git could find a second repository on the way from `call`'s directory up to /:
+// git's discovery stops only where a `.git` exists, so with fewer than two there is no
+// repository around the call's own (a bare one encloses no tree). Not known when the caller
+// points git elsewhere (--git-dir, --work-tree, GIT_DIR, GIT_WORK_TREE): then git is asked.
+static int may_be_enclosed(const struct Call* call)
+{
+    if (getenv("GIT_DIR") || getenv("GIT_WORK_TREE"))
+        return 1;
+    for (int i = 0; i < call->nglobals; ++i)
+        if (strncmp(call->globals[i], "--git-dir", 9) == 0 || strncmp(call->globals[i], "--work-tree", 11) == 0)
+            return 1;
+    char dir[k_path_max], dot[k_path_max + 8];
+    struct stat st;
+    int found = 0;
+    snprintf(dir, sizeof dir, "%s", call->cwd);
+    if (dir[0] != '/')
+        return 1; // no directory to walk from: git is asked
+    for (;;) {
+        snprintf(dot, sizeof dot, "%s/.git", dir[1] ? dir : "");
+        found += lstat(dot, &st) == 0;
+        if (found >= 2)
+            return 1;
+        char* slash = strrchr(dir, '/');
+        if (slash != dir)
+            *slash = '\0';
+        else if (dir[1])
+            dir[1] = '\0';
+        else
+            return 0;
+    }
+}
+
 int enclosing_guarded(const char* real_git, const struct Call* call)
 {
     char top[k_path_max], dir[k_path_max], answer[16];
+    if (!may_be_enclosed(call))
+        return 0; // no git call: a repository with nothing around it pays nothing more
     char** own = malloc((size_t)(call->nglobals + 6) * sizeof *own);
     if (!own)
         return 0;

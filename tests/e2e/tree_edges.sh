@@ -30,17 +30,23 @@ guarded_repo() {
     install_hook "$1"
 }
 
+# detached_tree REPO TREE: a guarded REPO whose linked TREE, on a detached HEAD, holds a
+# commit no ref holds; sets $commit to it.
+detached_tree() {
+    guarded_repo "$1"
+    git_real -C "$1" worktree add -q --detach "$2"
+    commit_file "$2" lost.txt "only in $(basename "$2")" "work of the tree"
+    commit=$(git_real -C "$2" rev-parse HEAD)
+}
+
 shim_on
 nl='
 '
 
 section "worktree prune of a gone tree named with a newline saves that tree"
 repo=$TEST_ROOT/nlprune
-guarded_repo "$repo"
 tree="$TEST_ROOT/wt${nl}name"
-git_real -C "$repo" worktree add -q --detach "$tree"
-commit_file "$tree" lost.txt "only in the newline tree" "newline work"
-commit=$(git_real -C "$tree" rev-parse HEAD)
+detached_tree "$repo" "$tree"
 rm -rf "$tree"
 run_cmd git -C "$repo" worktree prune
 assert_eq 0 "$RC" "prune exits 0 as git does: $ERR"
@@ -67,10 +73,7 @@ assert_ne "" "$(held_by_save "$repo" "$blob")" \
 
 section "rm -rf of a tree, then worktree prune, saves what its index had staged"
 repo=$TEST_ROOT/staged
-guarded_repo "$repo"
-git_real -C "$repo" worktree add -q --detach "$repo.wt"
-commit_file "$repo.wt" c.txt "committed" "detached work"
-commit=$(git_real -C "$repo.wt" rev-parse HEAD)
+detached_tree "$repo" "$repo.wt"
 printf 'staged only, never committed\n' >"$repo.wt/staged.txt"
 git_real -C "$repo.wt" add staged.txt
 blob=$(git_real -C "$repo.wt" rev-parse :staged.txt)
@@ -86,10 +89,7 @@ assert_eq "staged only, never committed" "$(git_real -C "$repo" show "${ref:-non
 
 section "worktree add -f over a registered tree whose directory is gone saves it first"
 repo=$TEST_ROOT/addforce
-guarded_repo "$repo"
-git_real -C "$repo" worktree add -q --detach "$repo.wt"
-commit_file "$repo.wt" d.txt "detached" "work of the gone tree"
-commit=$(git_real -C "$repo.wt" rev-parse HEAD)
+detached_tree "$repo" "$repo.wt"
 rm -rf "$repo.wt"
 run_cmd git -C "$repo" worktree add -f --detach "$repo.wt" main
 assert_eq 0 "$RC" "worktree add -f exits 0 as git does: $ERR"
@@ -105,6 +105,17 @@ rm -rf "$repo.wt"
 run_cmd git -C "$repo" worktree add --detach "$repo.wt" main
 assert_eq 128 "$RC" "git refuses the registered path without -f"
 assert_eq "" "$(stranded "$repo")" "no save when git refuses and destroys nothing"
+
+section "worktree prune of an entry the main tree now stands at (t2401 duplicate entry)"
+repo=$TEST_ROOT/dup
+guarded_repo "$repo"
+git_real -C "$repo" worktree add -q --detach "$TEST_ROOT/dupwt"
+rm -rf "$TEST_ROOT/dupwt"
+mv "$repo" "$TEST_ROOT/dupwt"
+run_cmd git -C "$TEST_ROOT/dupwt" worktree prune --verbose
+assert_eq 0 "$RC" "prune of a duplicate entry exits 0 as git does: $ERR"
+assert_contains "$ERR" "duplicate entry" "git says why it prunes the entry"
+assert_no_file "$TEST_ROOT/dupwt/.git/worktrees/dupwt" "git pruned the duplicate entry"
 
 section "worktree remove -f of a tree whose index names a missing blob (t1450)"
 repo=$TEST_ROOT/missing

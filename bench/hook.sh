@@ -31,8 +31,9 @@ fetch_runs=${FETCH_RUNS:-5}
 # interleave LABEL RUNS DIR PREPARE COMMAND: runs COMMAND in DIR (a git dir's work tree)
 # with each kind of hook (none, noop, guard) in turn, rotating which goes first, RUNS
 # rounds: the same repository every time, only the hook differs, and the machine's load
-# falls on all three alike. PREPARE runs untimed before each. In both, {} is DIR. Prints the medians and the
-# ratio (guard - no hook) / (no-op hook - no hook).
+# falls on all three alike. PREPARE runs untimed before each. In both, {} is DIR. Prints
+# the medians and the ratio (guard - no hook) / (no-op hook - no hook), and the same for
+# the fastest run of each.
 interleave() {
     local label=$1 n=$2 dir=$3 prepare=$4 command=$5 i kind start end kinds=(none noop guard)
     declare -A times=()
@@ -51,9 +52,15 @@ interleave() {
     median_none=$(median ${times[none]})
     median_noop=$(median ${times[noop]})
     median_guard=$(median ${times[guard]})
-    awk -v label="$label" -v n="$median_none" -v o="$median_noop" -v g="$median_guard" 'BEGIN {
-        printf "  %-24s no hook %9.2f ms  no-op hook %9.2f ms  guard %9.2f ms  ratio %5.2f\n",
-               label, n, o, g, ((o - n) > 0 ? (g - n) / (o - n) : 0) }'
+    # On a loaded machine the fastest runs are the steadier estimate: both ratios.
+    awk -v label="$label" -v n="$median_none" -v o="$median_noop" -v g="$median_guard" \
+        -v fn="$(fastest ${times[none]})" -v fo="$(fastest ${times[noop]})" -v fg="$(fastest ${times[guard]})" 'BEGIN {
+        printf "  %-24s no hook %9.2f ms  no-op hook %9.2f ms  guard %9.2f ms  ratio %5.2f  (fastest: %.2f %.2f %.2f ms, ratio %5.2f)\n",
+               label, n, o, g, ((o - n) > 0 ? (g - n) / (o - n) : 0), fn, fo, fg, ((fo - fn) > 0 ? (fg - fn) / (fo - fn) : 0) }'
+}
+
+fastest() {
+    printf '%s\n' "$@" | sort -n | head -1
 }
 
 for git in "${gits[@]}"; do

@@ -12,6 +12,8 @@
 # guard.enabled), in turn, rotating which goes first, $RUNS rounds (default 3). Prints
 # the medians and two ratios: guard / no hook (what the goal of issue 20 names) and
 # guard / no-op hook (what any hook costs: git starts one process per pruned ref).
+# Then one pruning run of each hook, started directly $DIRECT times (default 200) with all
+# refs packed: the front end's own cost per run. ONLY_PER_RUN=1 measures only that.
 # Reports; never asserts.
 #
 # Usage: bench/pack_refs.sh [BUILD_DIR] [GIT...]   (default: build; git on PATH and
@@ -49,7 +51,31 @@ measure() {
     awk -v label="$label" -v n="$(median ${times[none]})" -v o="$(median ${times[noop]})" \
         -v g="$(median ${times[guard]})" 'BEGIN {
         printf "  %-22s no hook %8.2f s  no-op hook %8.2f s  guard %8.2f s  guard/no hook %6.2f  guard/no-op %5.2f\n",
-               label, n, o, g, n > 0 ? g / n : 0, o > 0 ? g / o : 0 }'
+               label, n, o, g, (n > 0 ? g / n : 0), (o > 0 ? g / o : 0) }'
+}
+
+# per_run REPO: what one pruning run of each hook costs, started directly (no git around it)
+# $DIRECT times (default 200) with the line git sends for a pruned ref, all refs packed.
+# Shows the front end's own cost per run, which ref packing pays once per pruned ref.
+per_run() {
+    local repo=$1 kind start end hook direct=${DIRECT:-200} oid line
+    git -C "$repo" -c core.hooksPath=/dev/null pack-refs --all
+    oid=$(git -C "$repo" rev-parse HEAD)
+    line="$oid $(printf '0%.0s' $(seq 1 ${#oid})) refs/heads/b$((branches / 2))"
+    declare -A per=()
+    for kind in noop guard; do
+        hook=$work/noop-hook
+        [ "$kind" = noop ] || hook=$front
+        start=$EPOCHREALTIME
+        for ((i = 0; i < direct; i++)); do
+            (cd "$repo" && "$hook" "$repo/.git/hooks/reference-transaction" prepared <<<"$line") >/dev/null 2>&1
+        done
+        end=$EPOCHREALTIME
+        per[$kind]=$(awk -v a="$start" -v b="$end" -v n="$direct" 'BEGIN { printf "%.3f", (b - a) * 1000 / n }')
+    done
+    awk -v o="${per[noop]}" -v g="${per[guard]}" -v n="$direct" 'BEGIN {
+        printf "  %-22s no-op hook %6.2f ms  guard %6.2f ms  guard/no-op %5.2f  (%d direct runs each)\n",
+               "one pruning run", o, g, (o > 0 ? g / o : 0), n }'
 }
 
 for git in "${gits[@]}"; do
@@ -63,10 +89,12 @@ for git in "${gits[@]}"; do
     for ((i = 0; i < branches; i++)); do echo "create refs/heads/b$i HEAD"; done | git -C "$repo" update-ref --stdin
     cp -a "$repo/.git/refs/heads" "$repo.heads"
     echo "== $version, $branches loose branches (medians of $runs interleaved runs; load $(cut -d' ' -f1-3 /proc/loadavg))"
+    [ -z "${ONLY_PER_RUN:-}" ] || { per_run "$repo"; echo; continue; }
     measure "pack-refs --all" "$repo" "git pack-refs --all"
     measure "gc" "$repo" "git gc -q"
     if git -C "$repo" refs optimize -h 2>&1 | grep -q -- --all; then
         measure "refs optimize --all" "$repo" "git refs optimize --all"
     fi
+    per_run "$repo"
     echo
 done

@@ -231,6 +231,8 @@ std::vector<PathLock> lock_refs(const fs::path& common, const std::vector<const 
     return locks;
 }
 
+constexpr size_t k_lock_batch = 64;
+
 int guard_transaction(const fs::path& git_dir, const fs::path& common, Input& in, const HookSettings& h)
 {
     prepare(git_dir, common, in.tx);
@@ -248,8 +250,16 @@ int guard_transaction(const fs::path& git_dir, const fs::path& common, Input& in
         unchecked += v.unchecked;
         kept.push_back(&v);
     }
-    std::vector<PathLock> locks = lock_refs(common, kept, h.settings.lock_timeout);
-    bool ok = keep_verdicts(git_dir, common, kept, h.mirror || h.refs_locked ? Bundle::yes : Bundle::no);
+    // In name order, k_lock_batch refs at a time: each lock is held across its save, and a
+    // process holding a thousand file locks pays for each new one (PathLock scans its fds).
+    std::sort(kept.begin(), kept.end(), [](auto* a, auto* b) { return a->deletion.ref < b->deletion.ref; });
+    bool ok = true;
+    for (size_t at = 0; at < kept.size(); at += k_lock_batch) {
+        std::vector<const BranchVerdict*> batch(kept.begin() + static_cast<long>(at),
+                                                kept.begin() + static_cast<long>(std::min(kept.size(), at + k_lock_batch)));
+        std::vector<PathLock> locks = lock_refs(common, batch, h.settings.lock_timeout);
+        ok = keep_verdicts(git_dir, common, batch, h.mirror || h.refs_locked ? Bundle::yes : Bundle::no) && ok;
+    }
     if (ok)
         record_judged(common, in.tx);
     if (unchecked && Clock::now() >= deadline)

@@ -1,0 +1,39 @@
+// The hook front end's input (lines.c): git's ref updates, read whole from stdin, and
+// each line classified as the guard sees it. Plain C.
+#pragma once
+
+#include "common.h"
+
+#include <stddef.h>
+
+// Reads all of stdin (a closed stdin is empty). Returns 0, or -1 with errno set when
+// input was lost. The input then lies in [input_begin(), input_end()).
+int read_input(void);
+const char* input_begin(void);
+const char* input_end(void);
+
+// Finds the repository's common dir and git dir once: 1 when found. repo_common() is
+// the common dir then.
+int find_dirs(void);
+const char* repo_common(void);
+// Whether the repository stores its refs in reftable.
+int is_reftable(void);
+int is_zero_id(const char* s, size_t length);
+
+enum line_kind { k_other, k_deletion, k_update, k_unreadable };
+
+struct ref_line {
+    const char* old_id;
+    size_t old_length;
+    const char* new_id;
+    size_t new_length;
+    const char* ref;
+    size_t ref_length;
+};
+
+// The next line at `*at` (advanced past it), classified into `*l`: a deletion or an update
+// of a branch, a save or a detached HEAD, another ref's line, or one git never writes.
+enum line_kind next_line(const char** at, struct ref_line* l);
+
+// Whether the update `l` provably leaves its old value held, without starting git.
+int harmless_update(const struct ref_line* l);

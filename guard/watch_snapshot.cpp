@@ -4,13 +4,14 @@
 // (HEAD, index, working state) triple makes no commit and no ref.
 #include "guard/watch_snapshot.hpp"
 
+#include "guard/chain.hpp"
+#include "guard/clock.hpp"
 #include "guard/error.hpp"
 #include "guard/journal.hpp"
 #include "guard/layout.hpp"
 #include "guard/manifest.hpp"
 #include "guard/plumbing.hpp"
 #include "guard/repo.hpp"
-#include "guard/saveref.hpp"
 #include "guard/snapshot.hpp"
 #include "guard/work.hpp"
 
@@ -40,13 +41,13 @@ long long snapshot_interval(const fs::path& common)
     return interval;
 }
 
-// THE one place a snapshot commit becomes a save: today an in-place save ref
-// (refs/stranded/<name>/<stamp>, the path in-place destroyers use); a chain per tree
-// (append_save) replaces it where the chains are in, so the refs stop growing.
+// THE one place a snapshot commit becomes a save: a link on its tree's chain
+// (refs/stranded/chain/tree/<name>, append_save), so the refs do not grow with the
+// snapshots; its handle is refs/stranded/<name>/<stamp>, as an in-place save's.
 Saved keep_snapshot(const fs::path& common, const std::string& name, const std::string& commit,
                     const SaveOptions& options)
 {
-    Saved s = point_at(common, name, commit, options);
+    Saved s = append_save(common, name, commit, read_settings(common).lock_timeout);
     // Journaled, never pushed or notified one by one: a snapshot is the time layer's
     // routine, not an event for an orchestrator.
     journal_append(common, {.kind = "save", .ref = s.ref, .commit = commit, .path = options.path,

@@ -10,16 +10,31 @@ guarded_clone repo
 git_real -C "$REPO" config guard.snapshotInterval 1
 TREE=$TEST_ROOT/agent-tree
 
+# snapshot_commits REPO NAME: the commit of each snapshot of tree NAME, oldest first (their handles end in a UTC stamp), as
+# `git guard list` takes them (a snapshot is a link on its tree's chain, not a ref).
+snapshot_commits() {
+    "$GUARD" -C "$1" list --all --json 2>/dev/null |
+        jq -rs --arg p "refs/stranded/$2/" 'map(select(.ref | startswith($p))) | sort_by(.ref) | .[].commit'
+}
+# newest_snapshot REPO NAME: the handle of the newest snapshot of tree NAME.
+newest_snapshot() {
+    "$GUARD" -C "$1" list --all --json 2>/dev/null |
+        jq -rs --arg p "refs/stranded/$2/" 'map(select(.ref | startswith($p))) | sort_by(.ref) | last | .ref // ""'
+}
 # snapshot_with REPO NAME PATH CONTENT: some snapshot of tree NAME holds PATH with CONTENT.
 snapshot_with() {
-    local ref
-    for ref in $(git_real -C "$1" for-each-ref --format='%(refname)' "refs/stranded/$2/"); do
-        [ "$(git_real -C "$1" cat-file -p "$ref:$3" 2>/dev/null)" = "$4" ] && return 0
+    local commit
+    for commit in $(snapshot_commits "$1" "$2"); do
+        [ "$(git_real -C "$1" cat-file -p "$commit:$3" 2>/dev/null)" = "$4" ] && return 0
     done
     return 1
 }
 snapshots() {
-    git_real -C "$1" for-each-ref --format='%(refname)' "refs/stranded/$2/" | wc -l | tr -d ' '
+    snapshot_commits "$1" "$2" | wc -l | tr -d ' '
+}
+# save_refs REPO: how many refs hold in-place saves and snapshots (chains included).
+save_refs() {
+    git_real -C "$1" for-each-ref --format='%(refname)' refs/stranded/ | wc -l | tr -d ' '
 }
 
 section "a changed tree is snapshotted: edits, staged and untracked files"
@@ -33,20 +48,22 @@ if poll 60 snapshot_with "$REPO" agent-tree u.txt untracked; then
 else
     fail "no snapshot of the tree was taken: its untracked file would be lost to rm -rf"
 fi
-REF=$(git_real -C "$REPO" for-each-ref --sort=-refname --count=1 --format='%(refname)' refs/stranded/agent-tree/)
-assert_eq edited "$(git_real -C "$REPO" cat-file -p "$REF:a.txt" 2>/dev/null)" "the snapshot lost the edit of a tracked file"
+LAST=$(snapshot_commits "$REPO" agent-tree | tail -n 1)
+assert_eq edited "$(git_real -C "$REPO" cat-file -p "$LAST:a.txt" 2>/dev/null)" "the snapshot lost the edit of a tracked file"
 
 section "a second change makes a second snapshot; an unchanged tree makes none"
 echo more >"$TREE/u2.txt"
 poll 60 snapshot_with "$REPO" agent-tree u2.txt more || fail "the second change was never snapshotted"
 N=$(snapshots "$REPO" agent-tree)
+REFS=$(save_refs "$REPO")
 echo again >"$TREE/u3.txt"
 poll 60 snapshot_with "$REPO" agent-tree u3.txt again || fail "the third change was never snapshotted"
 assert_eq $((N + 1)) "$(snapshots "$REPO" agent-tree)" "an unchanged tree was snapshotted again"
+assert_eq "$REFS" "$(save_refs "$REPO")" "a snapshot added a ref: the refs grow with the snapshots (one chain per tree)"
 
 section "rm -rf of the tree: its last snapshot restores"
 rm -rf "$TREE"
-REF=$(git_real -C "$REPO" for-each-ref --sort=-refname --count=1 --format='%(refname)' refs/stranded/agent-tree/)
+REF=$(newest_snapshot "$REPO" agent-tree)
 run_cmd "$GUARD" -C "$REPO" restore "$REF" "$TEST_ROOT/restored"
 assert_eq 0 "$RC" "restoring the snapshot failed: $ERR"
 assert_eq untracked "$(cat "$TEST_ROOT/restored/u.txt" 2>/dev/null)" "the untracked file was destroyed by rm -rf, not restored"

@@ -1,4 +1,5 @@
 #include "guard/error.hpp"
+#include "guard/execmirror.hpp"
 #include "guard/shim.hpp"
 
 #include <boost/test/unit_test.hpp>

@@ -2,11 +2,11 @@
 //   basename "git"                         the shim (guards worktree remove/prune)
 //   git-guard hook <name> <args...>        a git hook (reference-transaction)
 //   anything else                          the CLI: git guard <command>
-#include "guard/cli.hpp"
-#include "guard/error.hpp"
-#include "guard/hook.hpp"
-#include "guard/shim.hpp"
-#include "guard/watch.hpp"
+#include "guard/cli/cli.hpp"
+#include "guard/base/error.hpp"
+#include "guard/modes/hook.hpp"
+#include "guard/modes/shim.hpp"
+#include "guard/install/watch.hpp"
 
 #include <cstdio>
 #include <cstring>

@@ -1,5 +1,5 @@
 // git's parse-options rules, in one place (DESIGN §0.6, issue 16): the front end's
-// classification of a call and the full binary's reading of it (guard/arguments.cpp)
+// classification of a call and the full binary's reading of it (guard/git/arguments.cpp)
 // both read a subcommand's options here, so that they cannot disagree with each other,
 // and disagree with git only towards saving more.
 #pragma once

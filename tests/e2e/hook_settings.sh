@@ -24,7 +24,7 @@ saves_of() {
     "$GIT" -C "$1" for-each-ref --format='%(refname)' "refs/heads/stranded/$2/" | grep -c . || true
 }
 
-# lock_file REPO KEY: the file PathLock takes for KEY (FNV-1a 64 of the key, guard/lock.cpp).
+# lock_file REPO KEY: the file PathLock takes for KEY (FNV-1a 64 of the key, guard/base/lock.cpp).
 lock_file() {
     python3 - "$1/.git/guard/locks" "$2" <<'EOF'
 import sys

@@ -1,8 +1,8 @@
 #include "tests/unit/temp_repo.hpp"
 
-#include "guard/git.hpp"
-#include "guard/log.hpp"
-#include "guard/process.hpp"
+#include "guard/git/libgit2.hpp"
+#include "guard/base/log.hpp"
+#include "guard/git/process.hpp"
 
 #include <boost/test/unit_test.hpp>
 

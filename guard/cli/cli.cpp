@@ -1,0 +1,206 @@
+// The command table and the only place that parses command lines.
+#include "guard/cli/cli.hpp"
+#include "guard/cli/cli_parts.hpp"
+#include "guard/cli/cli_watch.hpp"
+
+#include "guard/install/doctor.hpp"
+#include "guard/base/error.hpp"
+#include "guard/install/install.hpp"
+#include "guard/base/json.hpp"
+#include "guard/base/log.hpp"
+#include "guard/git/repo.hpp"
+#include "guard/install/system_install.hpp"
+#include "guard/version.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+
+namespace fs = std::filesystem;
+
+namespace guard {
+
+namespace cli {
+
+po::variables_map parse(const Invocation& inv, po::options_description& options,
+                        const po::positional_options_description& positional)
+{
+    options.add_options()("help,h", "show this help");
+    po::variables_map vm;
+    try {
+        po::store(po::command_line_parser(inv.args).options(options).positional(positional).run(), vm);
+        po::notify(vm);
+    } catch (const po::error& e) {
+        throw UsageError(e.what());
+    }
+    return vm;
+}
+
+bool wants_help(const po::variables_map& vm, const po::options_description& options)
+{
+    if (!vm.count("help"))
+        return false;
+    std::cout << options;
+    return true;
+}
+
+std::string short_id(const std::string& id) { return id.substr(0, 12); }
+
+} // namespace cli
+
+namespace {
+
+using cli::Invocation;
+using namespace cli;
+
+struct Command {
+    const char* name;
+    const char* summary;
+    bool needs_repo;
+    int (*run)(const Invocation&);
+};
+
+int print_report(const InstallReport& report)
+{
+    for (const auto& line : report.lines)
+        std::printf("%s\n", line.c_str());
+    return 0;
+}
+
+int run_install(const Invocation& inv)
+{
+    po::options_description options("git guard install [--shim-dir DIR] [--lock-worktrees] [--force] | --system");
+    options.add_options()("system", "as root: divert /usr/bin/git and put the shim there, for every caller")(
+        "shim-dir", po::value<std::string>(), "where to link the git shim")(
+        "lock-worktrees", "lock every worktree so a git that bypasses the shim refuses to remove it")(
+        "force", "write into a global core.hooksPath; accept git older than 2.38");
+    auto vm = parse(inv, options, {});
+    if (wants_help(vm, options))
+        return 0;
+    if (vm.count("system") && vm.size() > 1)
+        throw UsageError("--system takes no other option: it guards the machine's /usr/bin/git; "
+                         "run 'git guard install' in a repository to guard it");
+    if (vm.count("system"))
+        return print_report(install_system());
+    InstallOptions opts;
+    if (vm.count("shim-dir"))
+        opts.shim_dir = absolute_path(inv.cwd / vm["shim-dir"].as<std::string>());
+    opts.lock_worktrees = vm.count("lock-worktrees") > 0;
+    opts.force = vm.count("force") > 0;
+    return print_report(install(inv.cwd, opts));
+}
+
+int run_uninstall(const Invocation& inv)
+{
+    po::options_description options("git guard uninstall [--system]");
+    options.add_options()("system", "as root: restore the distribution's /usr/bin/git, remove the diversion");
+    auto vm = parse(inv, options, {});
+    if (wants_help(vm, options))
+        return 0;
+    if (vm.count("system"))
+        return print_report(uninstall_system());
+    return print_report(uninstall(inv.cwd));
+}
+
+int run_doctor(const Invocation& inv)
+{
+    po::options_description options("git guard doctor [--json]");
+    options.add_options()("json", "one JSON object per check");
+    auto vm = parse(inv, options, {});
+    if (wants_help(vm, options))
+        return 0;
+    int failed = 0;
+    for (const auto& c : diagnose(inv.cwd)) {
+        failed += c.ok ? 0 : 1;
+        if (vm.count("json"))
+            std::printf("%s\n", JsonObject().add("check", c.name).add("ok", c.ok).add("detail", c.detail)
+                                    .add_raw("fix", json_or_null(c.fix)).str().c_str());
+        else if (c.ok)
+            std::printf("ok    %s: %s\n", c.name.c_str(), c.detail.c_str());
+        else
+            std::printf("FAIL  %s: %s\n      fix: %s\n", c.name.c_str(), c.detail.c_str(), c.fix.c_str());
+    }
+    return failed ? 1 : 0;
+}
+
+int run_version(const Invocation& inv)
+{
+    if (std::find(inv.args.begin(), inv.args.end(), "--json") != inv.args.end())
+        std::printf("%s\n", JsonObject().add("version", GUARD_VERSION).str().c_str());
+    else
+        std::printf("git-guard %s\n", GUARD_VERSION);
+    return 0;
+}
+
+int run_help(const Invocation& inv);
+
+const Command k_commands[] = {
+    {"status", "show what each worktree or branch holds that a removal would destroy", true, run_status},
+    {"save", "save a worktree's work to a verified stranded/ branch", true, run_save},
+    {"remove", "save, then remove a worktree (husks and read-only trees too)", true, run_remove},
+    {"discard", "destroy a tree's or branch's unsaved work, explicitly", true, run_discard},
+    {"list", "list the saves, with their source, reason and backup state", true, run_list},
+    {"show", "what a save holds, where it came from, when and why", true, run_show},
+    {"restore", "put a save back: the worktree as it was, or the deleted branch", true, run_restore},
+    {"drop", "delete saves (or every published one: --published)", true, run_drop},
+    {"log", "the journal: every save, refusal, discard, drop, restore and push", true, run_log},
+    {"push", "push the saves not yet backed up to guard.backupRemote", true, run_push},
+    {"fold", "fold the oldest saves into chains: few refs, every save kept", true, run_fold},
+    {"install", "guard this repository: hook, shim, guard.enabled", true, run_install},
+    {"uninstall", "restore the hooks and config install changed", true, run_uninstall},
+    {"doctor", "check that this repository is guarded, with a fix for each problem", true, run_doctor},
+    {"watch", "the backstop's watcher: start, --status, --stop, --foreground, --lost", false, run_watch},
+    {"help", "show the commands", false, run_help},
+    {"version", "print the version", false, run_version},
+};
+
+int run_help(const Invocation&)
+{
+    std::printf("usage: git guard [-v] [-C <path>] <command> [<args>]\n\n");
+    for (const auto& c : k_commands)
+        std::printf("   %-10s %s\n", c.name, c.summary);
+    std::printf("\n'git guard <command> --help' shows a command's options.\n");
+    return 0;
+}
+
+} // namespace
+
+int run_cli(const std::vector<std::string>& args)
+{
+    Invocation inv;
+    inv.cwd = fs::current_path();
+    size_t i = 1;
+    for (; i < args.size() && args[i].size() > 1 && args[i][0] == '-'; ++i) {
+        if (args[i] == "-v" || args[i] == "--verbose")
+            inv.verbose = true;
+        else if (args[i] == "-C" && i + 1 < args.size())
+            inv.cwd = absolute_path(inv.cwd / args[++i]);
+        else if (args[i] == "--version")
+            return run_version(inv);
+        else if (args[i] == "--help" || args[i] == "-h")
+            return run_help(inv);
+        else
+            throw UsageError("unknown option '" + args[i] + "' (see 'git guard help')");
+    }
+    std::string name = i < args.size() ? args[i] : "help";
+    inv.args.assign(args.begin() + static_cast<long>(std::min(i + 1, args.size())), args.end());
+    for (const auto& c : k_commands) {
+        if (name != c.name)
+            continue;
+        if (c.needs_repo) { // libgit2 starts only where a repository is opened (use_libgit2)
+            try {
+                init_log(locate(inv.cwd).common, inv.verbose);
+            } catch (const Error&) {
+                // The command itself reports a missing or unsupported repository.
+                init_log({}, inv.verbose);
+            }
+            spdlog::info("git guard {}", name);
+        }
+        return c.run(inv);
+    }
+    throw UsageError("'" + name + "' is not a git guard command (see 'git guard help')");
+}
+
+} // namespace guard

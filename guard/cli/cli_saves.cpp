@@ -1,0 +1,221 @@
+// `git guard list|show|restore|drop|log|push`: the saves and their records.
+#include "guard/cli/cli_parts.hpp"
+
+
+#include "guard/save/backup.hpp"
+#include "guard/save/bundles.hpp"
+#include "guard/save/contents.hpp"
+#include "guard/install/doctor.hpp"
+#include "guard/base/error.hpp"
+#include "guard/save/fold.hpp"
+#include "guard/install/install.hpp"
+#include "guard/save/journal.hpp"
+#include "guard/base/json.hpp"
+#include "guard/git/trailers.hpp"
+#include "guard/base/log.hpp"
+#include "guard/git/git.hpp"
+#include "guard/git/process.hpp"
+#include "guard/save/receipt.hpp"
+#include "guard/modes/removal.hpp"
+#include "guard/git/repo.hpp"
+#include "guard/save/report.hpp"
+#include "guard/save/restore.hpp"
+#include "guard/save/snapshot.hpp"
+#include "guard/save/stranded.hpp"
+#include "guard/version.hpp"
+#include "guard/judge/work.hpp"
+
+#include <boost/program_options.hpp>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <optional>
+
+namespace fs = std::filesystem;
+
+namespace guard::cli {
+
+namespace {
+
+// Seconds since the epoch for `--since`, as git itself reads dates ("2 days ago", ISO 8601).
+long long since_time(const Invocation& inv, const std::string& text)
+{
+    auto r = run({find_real_git(), "-C", inv.cwd.string(), "rev-parse", "--since=" + text});
+    auto at = r.out.find("--max-age=");
+    if (r.status != 0 || at == std::string::npos)
+        throw UsageError("--since: git cannot read '" + text + "' as a date");
+    return std::atoll(r.out.c_str() + at + 10);
+}
+
+} // namespace
+
+int run_list(const Invocation& inv)
+{
+    po::options_description options("git guard list [--all] [--source TEXT] [--since DATE] [--json]");
+    options.add_options()("json", "one JSON object per save")(
+        "all", "in-place saves too (refs/stranded/: before reset --hard, checkout --, ...)")(
+        "source", po::value<std::string>(), "only saves whose tree path or branch contains TEXT")(
+        "since", po::value<std::string>(), "only saves made since DATE (as git reads dates)");
+    auto vm = parse(inv, options, {});
+    if (wants_help(vm, options))
+        return 0;
+    ListOptions opts{.in_place = vm.count("all") > 0};
+    if (vm.count("source"))
+        opts.source = vm["source"].as<std::string>();
+    if (vm.count("since"))
+        opts.since = since_time(inv, vm["since"].as<std::string>());
+    bool all = opts.in_place;
+    opts.in_place = true; // one listing: the in-place saves left out are counted from it
+    size_t hidden = 0;
+    for (const auto& s : list_saves(inv.cwd, opts)) {
+        if (s.in_place && !all && ++hidden)
+            continue;
+        if (vm.count("json"))
+            std::printf("%s\n", save_json(s).str().c_str());
+        else
+            std::printf("%s\n", save_line(s).c_str());
+    }
+    if (hidden && !vm.count("json"))
+        std::printf("(%zu in-place save(s) not shown: git guard list --all)\n", hidden);
+    return 0;
+}
+
+int run_show(const Invocation& inv)
+{
+    po::options_description options("git guard show <ref> [--json]");
+    options.add_options()("json", "the save as one JSON object")(
+        "ref", po::value<std::string>()->required(), "the save (see git guard list)");
+    po::positional_options_description positional;
+    positional.add("ref", 1);
+    auto vm = parse(inv, options, positional);
+    if (wants_help(vm, options))
+        return 0;
+    Save save = find_save(inv.cwd, vm["ref"].as<std::string>());
+    fs::path common = common_dir_of(inv.cwd);
+    if (!save.bundle.empty())
+        load_bundle(common, save); // its commits may be in no object store yet
+    SaveLayout layout = read_layout(common, save.commit);
+    SaveContents contents = save_contents(common, layout);
+    if (vm.count("json"))
+        std::printf("%s\n", show_json(save, layout, contents).str().c_str());
+    else
+        std::printf("%s", show_text(save, layout, contents).c_str());
+    return 0;
+}
+
+int run_restore(const Invocation& inv)
+{
+    po::options_description options("git guard restore <ref> [<path>] [--json]");
+    options.add_options()("json", "the result as one JSON object")(
+        "ref", po::value<std::string>()->required(), "the save (see git guard list)")(
+        "path", po::value<std::string>(), "where the worktree goes (default: where it came from)");
+    po::positional_options_description positional;
+    positional.add("ref", 1).add("path", 1);
+    auto vm = parse(inv, options, positional);
+    if (wants_help(vm, options))
+        return 0;
+    RestoreOptions opts;
+    if (vm.count("path"))
+        opts.path = inv.cwd / vm["path"].as<std::string>();
+    Restored r;
+    try {
+        r = restore_save(inv.cwd, vm["ref"].as<std::string>(), opts);
+    } catch (const Error& e) {
+        std::fprintf(stderr, "git-guard: refused: %s\n", e.what());
+        return 1;
+    }
+    if (vm.count("json")) {
+        std::printf("%s\n", restored_json(r).str().c_str());
+    } else if (r.kind == "branch") {
+        std::printf("restored branch %s at %s from %s\n", r.branch.c_str(), short_id(r.head).c_str(), r.ref.c_str());
+    } else {
+        std::printf("restored %s into %s (%s at %s)\n", r.ref.c_str(), r.path.c_str(),
+                    r.branch.empty() ? "detached HEAD" : ("branch " + r.branch).c_str(), short_id(r.head).c_str());
+    }
+    for (const auto& note : r.notes)
+        std::fprintf(stderr, "note: %s\n", note.c_str());
+    std::fprintf(stderr, "the save stays; once you are happy: git guard drop %s\n", r.ref.c_str());
+    return 0;
+}
+
+int run_drop(const Invocation& inv)
+{
+    po::options_description options("git guard drop <ref>... | --published");
+    options.add_options()("published", "drop every save whose content is published (DESIGN 4.2)")(
+        "ref", po::value<std::vector<std::string>>(), "the saves to drop");
+    po::positional_options_description positional;
+    positional.add("ref", -1);
+    auto vm = parse(inv, options, positional);
+    if (wants_help(vm, options))
+        return 0;
+    auto refs = list<std::string>(vm, "ref");
+    if (refs.empty() == !vm.count("published"))
+        throw UsageError("name the saves to drop, or --published (see 'git guard list --all')");
+    if (vm.count("published")) {
+        auto dropped = drop_published(inv.cwd);
+        for (const auto& s : dropped)
+            std::printf("dropped %s: published\n", save_line(s).c_str());
+        std::printf("%zu save(s) dropped; the others hold work found nowhere else\n", dropped.size());
+        return 0;
+    }
+    for (const auto& ref : refs)
+        std::printf("dropped %s\n", drop_stranded(inv.cwd, ref).c_str());
+    return 0;
+}
+
+int run_log(const Invocation& inv)
+{
+    po::options_description options("git guard log [--json]");
+    options.add_options()("json", "each record as its JSON line");
+    auto vm = parse(inv, options, {});
+    if (wants_help(vm, options))
+        return 0;
+    for (const auto& e : read_journal(common_dir_of(inv.cwd))) {
+        std::printf("%s\n", (vm.count("json") ? journal_json(e) : journal_line(e)).c_str());
+    }
+    return 0;
+}
+
+int run_push(const Invocation& inv)
+{
+    po::options_description options("git guard push");
+    auto vm = parse(inv, options, {});
+    if (wants_help(vm, options))
+        return 0;
+    fs::path common = common_dir_of(inv.cwd);
+    RecordSettings settings = read_record_settings(common);
+    if (settings.backup_remote.empty())
+        throw UsageError("no backup remote: git config guard.backupRemote <remote>");
+    auto result = push_pending(common);
+    for (const auto& ref : result.pushed)
+        std::printf("backed up %s to %s\n", ref.c_str(), settings.backup_remote.c_str());
+    if (!result.failed.empty()) {
+        std::fprintf(stderr, "git-guard: %zu save(s) not backed up to %s: %s\n", result.failed.size(),
+                     settings.backup_remote.c_str(), result.error.c_str());
+        return 1;
+    }
+    if (result.pushed.empty())
+        std::printf("every save is backed up to %s\n", settings.backup_remote.c_str());
+    return 0;
+}
+
+int run_fold(const Invocation& inv)
+{
+    po::options_description options("git guard fold [--keep N]");
+    options.add_options()("keep", po::value<std::size_t>(), "removal and branch saves kept as branches "
+                                                            "(default: guard.keepBranches, 50)");
+    auto vm = parse(inv, options, {});
+    if (wants_help(vm, options))
+        return 0;
+    std::optional<std::size_t> keep;
+    if (vm.count("keep"))
+        keep = vm["keep"].as<std::size_t>();
+    Folded f = fold_saves(common_dir_of(inv.cwd), keep);
+    std::printf("folded %zu branch save(s) into %s and %zu in-place save ref(s) into their trees' chains\n",
+                f.branches, "refs/stranded/chain/archive", f.loose);
+    return 0;
+}
+
+} // namespace guard::cli

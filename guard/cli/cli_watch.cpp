@@ -1,0 +1,101 @@
+// `git guard watch`: the backstop's watcher and what it found (DESIGN §15).
+#include "guard/cli/cli_watch.hpp"
+
+#include "guard/base/error.hpp"
+#include "guard/base/json.hpp"
+#include "guard/base/log.hpp"
+#include "guard/git/repo.hpp"
+#include "guard/install/watch.hpp"
+#include "guard/modes/watch_loop.hpp"
+#include "guard/modes/watch_lost.hpp"
+
+#include <cstdio>
+
+namespace guard::cli {
+
+namespace {
+
+int print_status(bool json)
+{
+    WatchStatus s = watch_status();
+    if (json) {
+        JsonObject o;
+        o.add("running", s.running);
+        s.running ? o.add("pid", static_cast<long long>(s.pid)) : o.add_null("pid");
+        o.add("repositories", static_cast<long long>(s.repositories))
+            .add_raw("last_event", json_or_null(s.last_event))
+            .add_raw("last_snapshot", json_or_null(s.last_snapshot))
+            .add("snapshot_interval", s.snapshot_interval)
+            .add_raw("polling", json_or_null(s.polling));
+        std::printf("%s\n", o.str().c_str());
+        return s.running ? 0 : 1;
+    }
+    if (!s.running) {
+        std::printf("the watcher is not running (start it: git guard watch)\n");
+        return 1;
+    }
+    std::printf("the watcher runs (pid %ld): %d repositories\n", s.pid, s.repositories);
+    std::printf("last event: %s\nlast snapshot: %s\n", s.last_event.empty() ? "none" : s.last_event.c_str(),
+                s.last_snapshot.empty() ? "none" : s.last_snapshot.c_str());
+    if (!s.polling.empty())
+        std::printf("polling every %llds: %s\n", s.snapshot_interval, s.polling.c_str());
+    return 0;
+}
+
+int print_lost(const Invocation& inv, bool json)
+{
+    auto common = locate(inv.cwd).common;
+    auto lost = lost_commits(common);
+    for (const auto& c : lost) {
+        if (json)
+            std::printf("%s\n", JsonObject().add("commit", c.oid).add("source", c.name).add("vanished", c.when).str().c_str());
+        else
+            std::printf("%s  %s  vanished %s\n", short_id(c.oid).c_str(), c.name.c_str(), c.when.c_str());
+    }
+    if (lost.empty() && !json)
+        std::printf("no commit the watcher knew as a tip is unreachable\n");
+    return 0;
+}
+
+} // namespace
+
+int run_watch(const Invocation& inv)
+{
+    po::options_description options("git guard watch [--status [--json] | --stop | --foreground | --lost | --sweep]");
+    options.add_options()("status", "whether the watcher runs, what it watches, its last event and snapshot")(
+        "json", "--status and --lost as JSON")("stop", "stop the running watcher")(
+        "foreground", "run the watcher in this process (for a supervisor)")(
+        "lost", "commits once known as tips that no ref reaches now, with when they vanished")(
+        "sweep", "save the lost commits still at risk (what gc would prune)");
+    auto vm = parse(inv, options, {});
+    if (wants_help(vm, options))
+        return 0;
+    bool json = vm.count("json") > 0;
+    if (vm.count("status"))
+        return print_status(json);
+    if (vm.count("lost"))
+        return print_lost(inv, json);
+    if (vm.count("sweep")) {
+        auto common = locate(inv.cwd).common;
+        init_log(common, inv.verbose);
+        int saved = sweep_lost(common, k_sweep_reason);
+        if (saved)
+            std::fprintf(stderr, "git-guard: saved %d lost commit(s) before gc (git guard list)\n", saved);
+        return 0;
+    }
+    if (vm.count("stop")) {
+        bool stopped = stop_watcher();
+        std::printf("%s\n", stopped ? "stopped the watcher" : "no watcher was running");
+        return 0;
+    }
+    if (vm.count("foreground"))
+        return run_watcher();
+    std::string why;
+    auto pid = start_watcher({}, why);
+    if (!pid)
+        throw Error("cannot start the watcher: " + why);
+    std::printf("the watcher runs (pid %ld)\n", *pid);
+    return 0;
+}
+
+} // namespace guard::cli

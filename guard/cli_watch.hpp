@@ -1,9 +1,0 @@
-#pragma once
-// `git guard watch` (cli_watch.cpp), beside the commands of cli_parts.hpp.
-#include "guard/cli_parts.hpp"
-
-namespace guard::cli {
-
-int run_watch(const Invocation& inv);
-
-} // namespace guard::cli

@@ -1,0 +1,159 @@
+#include "guard/git/worktrees.hpp"
+
+#include "guard/base/error.hpp"
+#include "guard/git/git.hpp"
+#include "guard/git/repo.hpp"
+
+#include <chrono>
+#include <optional>
+#include <sstream>
+#include <thread>
+
+namespace fs = std::filesystem;
+
+namespace guard {
+
+RunResult ask_git(const GitCall& call, const std::vector<std::string>& args, const std::string& input)
+{
+    std::vector<std::string> argv{call.real_git};
+    argv.insert(argv.end(), call.globals.begin(), call.globals.end());
+    argv.insert(argv.end(), args.begin(), args.end());
+    return run(argv, {.cwd = call.cwd.string(), .input = input, .env = {{"LC_ALL", "C"}, {"LANGUAGE", "C"}}});
+}
+
+RunResult ask_git(const GitCall& call, std::initializer_list<std::string> rest)
+{
+    return ask_git(call, std::vector<std::string>(rest));
+}
+
+const CallSite& call_site(const GitCall& call)
+{
+    // One git per process: the shim asks for the log's place, then the in-place guard for
+    // the tree's root. --show-toplevel comes last: in a bare repository or a git dir it
+    // dies after git has printed the two directories.
+    static std::optional<CallSite> asked;
+    if (asked)
+        return *asked;
+    auto r = ask_git(call, {"rev-parse", "--path-format=absolute", "--git-common-dir", "--git-dir",
+                            "--show-toplevel"});
+    // The top is all that follows the two git dirs: a tree's path may hold a newline.
+    size_t first = r.out.find('\n');
+    size_t second = first == std::string::npos ? first : r.out.find('\n', first + 1);
+    CallSite site;
+    if (second != std::string::npos) {
+        site.common = r.out.substr(0, first);
+        site.git_dir = r.out.substr(first + 1, second - first - 1);
+    }
+    if (r.status == 0 && second != std::string::npos && second + 1 < r.out.size())
+        site.top = output_path(r.out.substr(second + 1));
+    else
+        site.why = first_line_of(r.err);
+    return asked.emplace(std::move(site));
+}
+
+fs::path common_git_dir(const GitCall& call)
+{
+    const CallSite& site = call_site(call);
+    if (site.common.empty())
+        throw Error("not a git repository: " + call.cwd.string());
+    return site.common;
+}
+
+namespace {
+
+// The tree an admin entry names: its gitdir file (relative to the entry with git >= 2.48's
+// relative worktrees) less the trailing "/.git".
+fs::path tree_of(const fs::path& admin)
+{
+    fs::path gitdir = read_path_file(admin / "gitdir");
+    if (gitdir.empty())
+        return {};
+    return absolute_path(gitdir.is_absolute() ? gitdir : admin / gitdir).parent_path();
+}
+
+} // namespace
+
+std::vector<ListedTree> list_trees(const GitCall& call)
+{
+    // As list_worktrees (repo.cpp): a concurrent removal can fail one listing; ask again.
+    auto r = ask_git(call, {"worktree", "list", "--porcelain", "-z"});
+    for (int attempt = 1; attempt < 5 && r.status != 0; ++attempt) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        r = ask_git(call, {"worktree", "list", "--porcelain", "-z"});
+    }
+    if (r.status != 0)
+        throw Error("git worktree list failed: " + r.err);
+    std::vector<ListedTree> trees;
+    std::istringstream in(r.out);
+    std::optional<ListedTree> tree;
+    for (std::string field; std::getline(in, field, '\0');) {
+        if (field.empty()) {
+            if (tree)
+                trees.push_back(*tree);
+            tree.reset();
+        } else if (field.starts_with("worktree ")) {
+            tree = ListedTree{.path = field.substr(9), .is_main = trees.empty()};
+        } else if (tree && field.starts_with("locked")) {
+            tree->locked = true;
+            tree->lock_reason = field.size() > 7 ? field.substr(7) : "";
+        } else if (tree && field.starts_with("prunable")) {
+            tree->prunable = true;
+        }
+    }
+    if (tree)
+        trees.push_back(*tree);
+    fs::path common = common_git_dir(call) / "worktrees";
+    std::error_code ec;
+    for (auto& t : trees)
+        for (const auto& entry : t.is_main ? fs::directory_iterator() : fs::directory_iterator(common, ec))
+            if (tree_of(entry.path()) == absolute_path(t.path))
+                t.id = entry.path().filename().string();
+    return trees;
+}
+
+std::optional<ListedTree> find_listed(const GitCall& call, const std::string& arg)
+{
+    auto trees = list_trees(call);
+    std::optional<ListedTree> found;
+    std::string suffix = "/" + arg;
+    while (suffix.size() > 1 && suffix.back() == '/')
+        suffix.pop_back();
+    for (const auto& t : trees) {
+        if (!t.is_main && t.path.string().ends_with(suffix)) {
+            if (found)
+                return std::nullopt; // ambiguous: git asks for the path
+            found = t;
+        }
+    }
+    if (found)
+        return found;
+    fs::path wanted = absolute_path(fs::path(arg).is_absolute() ? fs::path(arg) : call.cwd / arg);
+    for (const auto& t : trees)
+        if (absolute_path(t.path) == wanted)
+            return t;
+    return std::nullopt;
+}
+
+std::vector<ListedTree> prune_candidates(const GitCall& call)
+{
+    std::vector<std::string> argv{call.real_git};
+    argv.insert(argv.end(), call.globals.begin(), call.globals.end());
+    argv.insert(argv.end(), call.words.begin(), call.words.end());
+    argv.insert(argv.end(), {"--dry-run", "--verbose"});
+    auto r = run(argv, {.cwd = call.cwd.string(), .env = {{"LC_ALL", "C"}, {"LANGUAGE", "C"}}});
+    // git says "Removing worktrees/<id>: <reason>" for each tree, with no -z. Rather than
+    // cut that text into lines (a reason may one day name a path, and a path may hold a
+    // newline, LESSONS 23), each admin entry that exists looks for its own line start.
+    std::string said = "\n" + r.err;
+    std::vector<ListedTree> pruned;
+    fs::path common = common_git_dir(call);
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(common / "worktrees", ec)) {
+        std::string id = entry.path().filename().string();
+        if (said.find("\nRemoving worktrees/" + id + ": ") != std::string::npos)
+            pruned.push_back({.path = tree_of(entry.path()), .id = id, .prunable = true});
+    }
+    return pruned;
+}
+
+} // namespace guard

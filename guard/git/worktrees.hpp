@@ -1,0 +1,56 @@
+#pragma once
+
+#include "guard/git/gitcall.hpp"
+#include "guard/git/process.hpp"
+
+#include <filesystem>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace guard {
+
+// git's own list of a repository's worktrees (`git worktree list --porcelain -z`), read
+// through the caller's call, so it holds for every format and extension the real git
+// supports (SHA-256, reftable, relative worktrees), which libgit2 1.5 may not.
+struct ListedTree {
+    std::filesystem::path path;
+    std::string id;            // admin entry name under <common>/worktrees ("" for the main tree)
+    bool is_main = false;
+    bool locked = false;
+    std::string lock_reason;
+    bool prunable = false;
+};
+
+// Runs the real git as the caller would have (`call`'s globals, in `call.cwd`), plus `args`,
+// with `input` on its stdin. Its messages are git's English ones (LC_ALL=C, LANGUAGE=C),
+// whatever the caller's locale: some are read by their words (`clean -n`, `worktree prune -n`).
+RunResult ask_git(const GitCall& call, const std::vector<std::string>& args, const std::string& input = "");
+RunResult ask_git(const GitCall& call, std::initializer_list<std::string> rest);
+
+// Where `call` runs, as git says (absolute paths, asked once per process): the common
+// and the own git dir, and the tree's root, empty with git's reason in `why` in a bare
+// repository or a git dir. All empty outside a repository.
+struct CallSite {
+    std::filesystem::path common;
+    std::filesystem::path git_dir;
+    std::filesystem::path top;
+    std::string why;
+};
+const CallSite& call_site(const GitCall& call);
+
+// The absolute common git dir of the repository `call` runs in. Throws Error outside one.
+std::filesystem::path common_git_dir(const GitCall& call);
+
+// Every worktree git lists, the main one first.
+std::vector<ListedTree> list_trees(const GitCall& call);
+
+// The tree `git worktree remove <arg>` means, as git's find_worktree finds it: a
+// unique path suffix, else the path itself. Nothing when git would not find one.
+std::optional<ListedTree> find_listed(const GitCall& call, const std::string& arg);
+
+// The trees `git worktree prune <call's options>` would prune, by git's own dry run.
+std::vector<ListedTree> prune_candidates(const GitCall& call);
+
+} // namespace guard

@@ -1,0 +1,402 @@
+// git guard doctor: every check runs, whatever failed before it, so one run names every
+// problem. The checks read; they never repair (the fix is printed instead).
+#include "guard/install/doctor.hpp"
+#include "guard/install/execmirror.hpp"
+
+#include "guard/base/error.hpp"
+#include "guard/install/install.hpp"
+#include "guard/install/managers.hpp"
+#include "guard/install/privacy.hpp"
+#include "guard/git/process.hpp"
+#include "guard/git/repo.hpp"
+#include "guard/install/system_install.hpp"
+#include "guard/version.hpp"
+#include "guard/install/watch_doctor.hpp"
+#include "guard/judge/work.hpp"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <optional>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace guard {
+
+namespace {
+
+constexpr const char* k_reinstall =
+    "reinstall git-guard (installer/install.sh, or cmake --install)";
+
+Check passed(std::string name, std::string detail)
+{
+    return {std::move(name), true, std::move(detail), ""};
+}
+
+Check failed(std::string name, std::string detail, std::string fix)
+{
+    return {std::move(name), false, std::move(detail), std::move(fix)};
+}
+
+std::string read_text(const fs::path& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream out;
+    out << in.rdbuf();
+    return out.str();
+}
+
+std::string first_line(const std::string& text)
+{
+    return text.substr(0, text.find('\n'));
+}
+
+// The front ends answer `--guard-version` with "<name> <version>".
+Check version_check()
+{
+    std::string want = GUARD_VERSION;
+    for (const char* name : {"git-guard-hook", "git-guard-shim"}) {
+        fs::path front = front_end(name);
+        if (::access(front.c_str(), X_OK) != 0)
+            return failed("version", std::string(name) + " is missing next to " + self_path(),
+                          k_reinstall);
+        auto said = first_line(run({front.string(), "--guard-version"}).out);
+        if (said != std::string(name) + " " + want) {
+            std::string detail = front.string() + " says '" + said + "' but git-guard is ";
+            detail += want;
+            return failed("version", std::move(detail), k_reinstall);
+        }
+    }
+    return passed("version", "git-guard, git-guard-hook and git-guard-shim are all " + want);
+}
+
+Check real_git_check(std::string& git)
+{
+    try {
+        git = find_real_git();
+    } catch (const Error& e) {
+        git = "git";
+        return failed("real_git", e.what(), "install git, or set GIT_GUARD_REAL_GIT to its path");
+    }
+    auto [major, minor] = git_version(git);
+    std::string found = "git " + std::to_string(major) + "." + std::to_string(minor) + " at " + git;
+    if (major < 2 || (major == 2 && minor < 38))
+        return failed("real_git",
+                      found + " is older than 2.38: rebased or squash-merged branches "
+                              "cannot be told from unpublished ones",
+                      "upgrade git to 2.38 or newer");
+    return passed("real_git", found);
+}
+
+// Judges the caller's PATH, not the one git hands `git guard doctor` (git's exec path first).
+Check shim_check(const fs::path& common)
+{
+    fs::path shim = front_end("git-guard-shim");
+    fs::path link = installed_shim_link(common);
+    fs::path dir = link.empty() ? default_shim_dir() : link.parent_path();
+    std::string fix = "put the shim first on PATH: export PATH=\"" + dir.string() + ":$PATH\"";
+    if (!link.empty() && !fs::exists(link))
+        return failed("shim_on_path", "the shim link " + link.string() + " is gone",
+                      "run 'git guard install'");
+    fs::path git = first_git_on_path(caller_path());
+    std::error_code ec;
+    if (git.empty())
+        return failed("shim_on_path", "no git on PATH", fix);
+    if (fs::equivalent(git, shim, ec))
+        return passed("shim_on_path", "git on PATH is the shim (" + git.string() + ")");
+    return failed("shim_on_path",
+                  "git on PATH is " + git.string() +
+                      ", not the git-guard shim: 'git worktree remove' and 'prune' are not "
+                      "guarded in this shell",
+                  fix);
+}
+
+std::string install_fix(const std::string& name)
+{
+    return "run 'git guard install" +
+           std::string(name == "post-checkout" ? " --lock-worktrees'" : "'") +
+           " (it keeps any hook that is there and chains it)";
+}
+
+// lefthook runs the hook: each tree it runs in must have our job in its local config.
+Check lefthook_check(const fs::path& hook, const std::vector<fs::path>& roots,
+                     const fs::path& common)
+{
+    for (const auto& root : roots) {
+        if (has_lefthook_job(root) && !has_current_lefthook_job(root, common))
+            return failed("hook",
+                          "git-guard's job in " + lefthook_local(root).string() +
+                              " runs another installation's front end",
+                          "run 'git guard install'");
+        if (!has_lefthook_job(root))
+            return failed("hook",
+                          "lefthook runs " + hook.string() + ", and " +
+                              lefthook_local(root).string() +
+                              " has no git-guard job: branch deletions in " + root.string() +
+                              " are not guarded",
+                          "run 'git guard install' (it adds the job to lefthook's local config)");
+    }
+    return passed("hook", "lefthook runs " + hook.string() +
+                              ", with git-guard's job in every worktree's " +
+                              lefthook_local(roots.empty() ? fs::path() : roots[0]).filename().string());
+}
+
+// One hook in one hooks directory: present, executable, ours, current, chain runnable.
+// pre-commit's hook runs ours as `<name>.legacy`; lefthook's runs our job.
+Check hook_check(const fs::path& dir, const std::string& name, const std::vector<fs::path>& roots,
+                 const fs::path& common)
+{
+    std::string id = name == "post-checkout" ? "lock_hook" : "hook";
+    if (name == "reference-transaction" && is_lefthook_hook(dir / name))
+        return lefthook_check(dir / name, roots, common);
+    fs::path hook = hook_slot(dir, name);
+    fs::path chained = dir / (name + ".guard-chained");
+    std::string runner = hook.filename() == name ? "" : " (pre-commit's " + name + " hook runs it)";
+    std::error_code ec;
+    if (!exists_at_all(hook))
+        return failed(id, "there is no " + name + " hook in " + dir.string(), install_fix(name));
+    if (!is_guard_hook(hook, name))
+        return failed(id, hook.string() + " is not git-guard's hook (something replaced it)",
+                      install_fix(name));
+    if (::access(hook.c_str(), X_OK) != 0)
+        return failed(id, hook.string() + " is not executable, so git ignores it",
+                      "chmod +x " + hook.string());
+    try {
+        if (!is_current_hook(hook, name))
+            return failed(id, hook.string() + " runs another git-guard installation's front end",
+                          install_fix(name));
+    } catch (const Error& e) {
+        return failed(id, e.what(), k_reinstall);
+    }
+    bool chain = fs::exists(chained, ec);
+    if (chain && ::access(chained.c_str(), X_OK) != 0)
+        return failed(
+            id, "the chained hook " + chained.string() + " is not executable, so it no longer runs",
+            "chmod +x " + chained.string());
+    return passed(id, hook.string() + " is git-guard's" + runner +
+                          (chain ? ", and runs the previous hook " + chained.filename().string()
+                                 : ""));
+}
+
+// What every repository check reads: the repository as git reports it (no libgit2, so
+// SHA-256, reftable and relative-worktree repositories are examined like any other).
+struct Patient {
+    std::string git;
+    Site site;
+    fs::path common;
+    Settings settings;
+};
+
+void hook_checks(std::vector<Check>& checks, const Patient& p)
+{
+    auto hooks = locate_hooks(p.git, p.site);
+    const fs::path& common = p.common;
+    std::string where = "core.hooksPath=" + hooks.value + " comes from " + hooks.scope +
+                        " config (" + hooks.origin + ")";
+    bool shared = hooks.scope == "global" || hooks.scope == "system";
+    std::string text = read_text(hooks.dirs[0] / "reference-transaction");
+    if (shared && text.find(hook_marker("reference-transaction")) == std::string::npos)
+        checks.push_back(failed(
+            "hooks_path",
+            where + ": git runs hooks from there, not from this repository's hooks directory",
+            "remove it (git config --" + hooks.scope +
+                " --unset core.hooksPath), or guard "
+                "every repository of the user with 'git guard install --force'"));
+    else if (shared)
+        checks.push_back(passed(
+            "hooks_path", where + ": git-guard's hook there guards every repository that uses it"));
+    else
+        checks.push_back(
+            passed("hooks_path", hooks.value.empty()
+                                     ? "git runs hooks from " + hooks.dirs[0].string()
+                                     : "core.hooksPath=" + hooks.value + " (" + hooks.scope + ")"));
+    bool lock = p.settings.lock_worktrees;
+    std::vector<fs::path> roots;
+    for (const auto& tree : list_worktrees(common))
+        if (!tree.prunable)
+            roots.push_back(tree.path);
+    for (size_t i = 0; i < hooks.dirs.size(); ++i) {
+        auto trees = hooks.roots[i].empty() ? roots : std::vector<fs::path>{hooks.roots[i]};
+        checks.push_back(hook_check(hooks.dirs[i], "reference-transaction", trees, common));
+        if (lock)
+            checks.push_back(hook_check(hooks.dirs[i], "post-checkout", trees, common));
+    }
+}
+
+bool writable(fs::path dir)
+{
+    std::error_code ec;
+    while (!fs::exists(dir, ec) && dir.has_relative_path())
+        dir = dir.parent_path();
+    return ::access(dir.c_str(), W_OK) == 0;
+}
+
+Check dirs_check(const fs::path& common)
+{
+    for (const fs::path& dir : {common / "guard" / "locks", common / "guard"})
+        if (!writable(dir))
+            return failed("dirs_writable",
+                          dir.string() + " is not writable: no lock or log can be made there",
+                          "give this user write access to " + (common / "guard").string());
+    return passed("dirs_writable", (common / "guard").string() + " (locks, guard.log) is writable");
+}
+
+std::string tree_state(const Worktree& tree, const Settings& settings)
+{
+    if (tree.prunable)
+        return "prunable: its directory or .git is gone ('git guard remove' salvages it)";
+    std::string lock = tree.locked ? ", locked (" + first_line(tree.lock_reason) + ")" : "";
+    try {
+        auto work = inspect_tree(tree, settings);
+        std::string branch = work.branch.empty() ? "detached" : work.branch;
+        if (work.verdict == Verdict::cannot_save)
+            return branch + ", cannot be saved: " + work.reason + lock;
+        if (work.verdict == Verdict::has_work)
+            return branch + ", has work: " + std::to_string(work.changes.size()) + " changes, " +
+                   std::to_string(work.commits.size()) + " unique commits" + lock;
+        return branch + ", clean" + lock;
+    } catch (const Error& e) {
+        return std::string("cannot be read: ") + e.what() + lock;
+    }
+}
+
+Check limits_check(bool locked)
+{
+    return passed(
+        "limits",
+        "not guarded, by kind of caller: programs that write refs and files without the git "
+        "command (libgit2, JGit, go-git, isomorphic-git) and rm -rf call neither the shim nor "
+        "the hook; 'git -c core.hooksPath=... branch -D' skips the hook; a git called by "
+        "absolute path such as /usr/bin/git skips the shim" +
+            std::string(locked ? "; worktrees are locked (guard.lockWorktrees), so git itself "
+                                 "refuses to remove one without the shim"
+                               : "; 'git guard install --lock-worktrees' makes git itself "
+                                 "refuse to remove a worktree without the shim"));
+}
+
+using RepoCheck = void (*)(std::vector<Check>&, const Patient&);
+
+void shim_checks(std::vector<Check>& checks, const Patient& p)
+{
+    checks.push_back(shim_check(p.common));
+}
+
+void enabled_checks(std::vector<Check>& checks, const Patient& p)
+{
+    checks.push_back(p.settings.enabled ? passed("enabled", "guard.enabled is true")
+                                        : failed("enabled", "guard.enabled is not set",
+                                                 "run 'git guard install'"));
+}
+
+void repo_hook_checks(std::vector<Check>& checks, const Patient& p)
+{
+    hook_checks(checks, p);
+}
+
+// `git gc` prunes worktrees itself, out of the shim's sight (DESIGN §6).
+void gc_checks(std::vector<Check>& checks, const Patient& p)
+{
+    auto r = run({p.git, "--git-dir=" + p.common.string(), "config", "--get",
+                  "gc.worktreePruneExpire"});
+    std::string value = first_line(r.out);
+    if (r.status == 0 && value == "never")
+        return checks.push_back(
+            passed("gc_prune", "gc.worktreePruneExpire=never: git gc prunes no worktree"));
+    checks.push_back(failed("gc_prune",
+                            "gc.worktreePruneExpire is " +
+                                (r.status == 0 ? value : std::string("unset (3 months)")) +
+                                ": git gc prunes deleted worktrees' admin entries, and their "
+                                "work, without the shim",
+                            "run 'git guard install' (it sets gc.worktreePruneExpire=never)"));
+}
+
+// git's own children (a shell alias, a hook, rebase -x) reach the shim through its
+// exec-path mirror; a git upgrade adds or moves entries, so the mirror is checked here.
+void exec_path_checks(std::vector<Check>& checks, const Patient&)
+{
+    std::string why;
+    if (exec_path_intact(why))
+        return checks.push_back(passed("exec_path", "git's own children (shell aliases, hooks, "
+                                                    "rebase -x) reach the shim; git --exec-path is git's"));
+    checks.push_back(failed("exec_path", why + ": a git started by git itself bypasses the guard",
+                            "delete the mirror directory named above; the shim rebuilds it on its next call"));
+}
+
+void dir_checks(std::vector<Check>& checks, const Patient& p)
+{
+    checks.push_back(dirs_check(p.common));
+}
+
+void worktree_checks(std::vector<Check>& checks, const Patient& p)
+{
+    for (const auto& tree : list_worktrees(p.common))
+        checks.push_back(
+            passed("worktree", tree.path.string() + ": " + tree_state(tree, p.settings)));
+}
+
+// Whose install this is, which saves the repository serves, and how many saves there are.
+void records_checks(std::vector<Check>& checks, const Patient& p)
+{
+    checks.push_back(manifest_check(p.common));
+    checks.push_back(served_check(p.git, p.common));
+    checks.push_back(saves_check(p.common));
+}
+
+void watch_checks(std::vector<Check>& checks, const Patient& p)
+{
+    checks.push_back(watcher_check(p.common));
+}
+
+void limits_checks(std::vector<Check>& checks, const Patient& p)
+{
+    checks.push_back(limits_check(p.settings.lock_worktrees));
+}
+
+// The checks of a guarded repository, in the order doctor prints them. A new check
+// (such as the shim's exec-path set-up) is one more entry.
+constexpr RepoCheck k_repo_checks[] = {shim_checks,    enabled_checks, repo_hook_checks,
+                                       gc_checks,      exec_path_checks, dir_checks,
+                                       worktree_checks, records_checks, watch_checks,
+                                       limits_checks};
+
+// Whether git itself reads the repository around `start` (a format this git lacks, such
+// as reftable before 2.45, is the one failure); rethrows "not in a repository".
+std::optional<Site> repository_check(std::vector<Check>& checks, const fs::path& start)
+{
+    try {
+        Site site = locate_site(start);
+        checks.push_back(passed("repository", "git reads " + site.where.common.string()));
+        return site;
+    } catch (const Error& e) {
+        std::string what = e.what();
+        if (what.find("can read:") == std::string::npos)
+            throw; // not in a repository at all
+        checks.push_back(failed("repository", what,
+                                "use a git that knows this repository's format (git --version), "
+                                "or repair it ('git fsck')"));
+        return std::nullopt;
+    }
+}
+
+} // namespace
+
+std::vector<Check> diagnose(const fs::path& start)
+{
+    std::vector<Check> checks{version_check()};
+    std::string git;
+    checks.push_back(real_git_check(git));
+    checks.push_back(system_install_check());
+    auto site = repository_check(checks, start);
+    if (!site) {
+        checks.push_back(limits_check(false));
+        return checks;
+    }
+    Patient patient{git, *site, site->where.common, read_settings(site->where.common)};
+    for (RepoCheck check : k_repo_checks)
+        check(checks, patient);
+    return checks;
+}
+
+} // namespace guard

@@ -1,0 +1,70 @@
+// What covers whom, said plainly: the shim covers git found on PATH, the hook any git that
+// runs hooks, the watcher everything else after the fact (commits and the index), and
+// snapshots the files as of the last one.
+#include "guard/install/watch_doctor.hpp"
+
+#include "guard/base/manifest.hpp"
+#include "guard/git/repo.hpp"
+#include "guard/install/watch.hpp"
+
+#include <algorithm>
+
+namespace fs = std::filesystem;
+
+namespace guard {
+
+namespace {
+
+// The system install (DESIGN §15) puts the shim at /usr/bin/git.
+bool system_install()
+{
+    std::error_code ec;
+    fs::path git = "/usr/bin/git";
+    return fs::is_symlink(git, ec) && fs::read_symlink(git, ec).filename() == "git-guard-shim";
+}
+
+std::string coverage(const fs::path& common, bool watched)
+{
+    long long interval = snapshot_interval(common);
+    std::string text = system_install() ? "system install: /usr/bin/git is the shim, so absolute-path callers, "
+                                          "sudo, cron and services are guarded before git runs"
+                                        : "PATH install only: a git called by absolute path (/usr/bin/git, "
+                                          "env -i, sudo, cron) skips the shim";
+    text += "; the hook covers every git that runs hooks";
+    if (!watched)
+        return text + "; libgit2, dulwich, isomorphic-git, hooks off and rm -rf are not covered (no watcher)";
+    text += "; libgit2, dulwich, isomorphic-git, hooks off and absolute-path git: a tip or detached HEAD "
+            "that loses its last name and a vanished tree's HEAD and index are saved by the watcher";
+    text += interval > 0 ? "; files (rm -rf): as of the last snapshot, taken at most every " +
+                               std::to_string(interval) + " s (guard.snapshotInterval)"
+                         : "; files (rm -rf): not covered, snapshots are off (guard.snapshotInterval=0)";
+    return text;
+}
+
+} // namespace
+
+Check watcher_check(const fs::path& common)
+{
+    auto registered = read_registry(registry_file());
+    bool listed = std::find(registered.begin(), registered.end(), common.string()) != registered.end();
+    WatchStatus s = watch_status();
+    bool watched = s.running && std::find(s.repos.begin(), s.repos.end(), common.string()) != s.repos.end();
+    std::string state = watched ? "the watcher runs (pid " + std::to_string(s.pid) + ", " +
+                                      std::to_string(s.repositories) + " repositories, last event " +
+                                      (s.last_event.empty() ? "none" : s.last_event) + ", last snapshot " +
+                                      (s.last_snapshot.empty() ? "none" : s.last_snapshot) + ")"
+                                : "no watcher watches this repository";
+    Check c{"watcher", true, state + "; " + coverage(common, watched), ""};
+    if (watched && !s.polling.empty()) {
+        c.ok = false;
+        c.detail = state + "; " + s.polling + ": it polls the ref store every " +
+                   std::to_string(s.snapshot_interval) + " s instead; " + coverage(common, watched);
+        c.fix = "raise the limit: sysctl fs.inotify.max_user_watches=524288";
+    } else if (!watched && listed) {
+        c.ok = false;
+        c.fix = "run 'git guard watch' (a guarded git call also restarts it)";
+    }
+    return c;
+}
+
+} // namespace guard

@@ -1,0 +1,189 @@
+// The watcher's life without a service manager, as git's fsmonitor daemon lives: a lock
+// says whether one runs (the kernel drops a flock with its holder, so kill -9 leaves
+// nothing that blocks the next one), a status file says what it does, and whoever needs
+// one starts it detached.
+#include "guard/install/watch.hpp"
+
+#include "guard/base/manifest.hpp"
+#include "guard/git/process.hpp"
+#include "guard/git/repo.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <thread>
+
+namespace fs = std::filesystem;
+
+namespace guard {
+
+fs::path watch_dir() { return registry_file().parent_path() / "watch"; }
+
+namespace {
+
+// Whether some process holds the watcher's lock (probing takes it for an instant).
+bool lock_held()
+{
+    int fd = ::open((watch_dir() / "lock").c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    bool held = ::flock(fd, LOCK_EX | LOCK_NB) != 0;
+    ::close(fd);
+    return held;
+}
+
+// `key=value` lines; `repo=` repeats, one per watched repository.
+std::map<std::string, std::string> read_status_file(std::vector<std::string>& repos)
+{
+    std::map<std::string, std::string> fields;
+    std::ifstream in(watch_dir() / "status");
+    for (std::string line; std::getline(in, line);)
+        if (auto eq = line.find('='); eq != std::string::npos)
+            line.starts_with("repo=") ? repos.push_back(line.substr(5))
+                                      : void(fields[line.substr(0, eq)] = line.substr(eq + 1));
+    return fields;
+}
+
+// Everything git sets for a hook or a child (GIT_DIR, GIT_INDEX_FILE, …) would make the
+// watcher's git calls answer for one repository only: the watcher serves them all.
+void clear_git_environment()
+{
+    std::vector<std::string> names;
+    for (char** e = environ; *e; ++e) {
+        std::string entry = *e;
+        std::string name = entry.substr(0, entry.find('='));
+        if (name.starts_with("GIT_") && !name.starts_with("GIT_CONFIG_NOSYSTEM") &&
+            !name.starts_with("GIT_AUTHOR_") && !name.starts_with("GIT_COMMITTER_") && !name.starts_with("GIT_GUARD_"))
+            names.push_back(name);
+    }
+    for (const auto& name : names)
+        ::unsetenv(name.c_str());
+}
+
+// Starts `git-guard watch --foreground` detached: a new session, no inherited descriptor
+// (a shim's tree lock, git's hook pipes), cwd `/`, so that no tree stays busy and no
+// caller waits for it.
+void spawn()
+{
+    // The full binary: a process that links the library under another name (the unit
+    // tests) starts the git-guard beside it, or none.
+    fs::path self = self_path();
+    if (self.filename() != "git-guard")
+        self = self.parent_path() / "git-guard";
+    if (::access(self.c_str(), X_OK) != 0)
+        return;
+    pid_t child = ::fork();
+    if (child < 0)
+        return;
+    if (child == 0) {
+        ::setsid();
+        if (::fork() != 0)
+            ::_exit(0);
+        for (int fd = 3; fd < 1024; ++fd)
+            ::close(fd);
+        int null = ::open("/dev/null", O_RDWR);
+        ::dup2(null, 0);
+        ::dup2(null, 1);
+        ::dup2(null, 2);
+        if (::chdir("/") != 0)
+            ::_exit(127);
+        clear_git_environment();
+        sigset_t none;
+        sigemptyset(&none);
+        ::sigprocmask(SIG_SETMASK, &none, nullptr);
+        ::execl(self.c_str(), "git-guard", "watch", "--foreground", static_cast<char*>(nullptr));
+        ::_exit(127);
+    }
+    int status = 0;
+    ::waitpid(child, &status, 0);
+}
+
+bool registry_names_repositories()
+{
+    struct stat st{};
+    return ::stat(registry_file().c_str(), &st) == 0 && st.st_size > 0;
+}
+
+} // namespace
+
+WatchStatus watch_status()
+{
+    WatchStatus s;
+    s.running = lock_held();
+    if (!s.running)
+        return s;
+    auto f = read_status_file(s.repos);
+    auto number = [&](const char* key) { return std::atoll(f[key].c_str()); };
+    s.pid = static_cast<long>(number("pid"));
+    s.repositories = static_cast<int>(number("repositories"));
+    s.last_event = f["last_event"];
+    s.last_snapshot = f["last_snapshot"];
+    s.polling = f["polling"];
+    if (f.count("snapshot_interval"))
+        s.snapshot_interval = number("snapshot_interval");
+    return s;
+}
+
+std::optional<long> start_watcher(const fs::path& common, std::string& why)
+{
+    if (!registry_names_repositories()) {
+        why = "no guarded repository is registered in " + registry_file().string();
+        return std::nullopt;
+    }
+    if (!watch_status().running)
+        spawn();
+    // It writes its status once every repository is read and watched; a running one
+    // reads the registry again when it changes.
+    for (int i = 0; i < 1000; ++i) {
+        auto s = watch_status();
+        bool watches = common.empty() || std::find(s.repos.begin(), s.repos.end(), common.string()) != s.repos.end();
+        if (s.running && s.pid > 0 && ::kill(static_cast<pid_t>(s.pid), 0) == 0 && watches)
+            return s.pid;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    why = "it did not report within 10 s (see " + (watch_dir() / "watch.log").string() + ")";
+    return std::nullopt;
+}
+
+void revive_watcher() noexcept
+{
+    try {
+        if (registry_names_repositories() && !lock_held())
+            spawn();
+    } catch (...) {
+        // Reviving is a courtesy of the guarded call: it never fails that call.
+    }
+}
+
+bool stop_watcher()
+{
+    auto s = watch_status();
+    if (!s.running)
+        return false;
+    if (s.pid > 0)
+        ::kill(static_cast<pid_t>(s.pid), SIGTERM);
+    for (int i = 0; i < 1000 && lock_held(); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    return !lock_held();
+}
+
+long long snapshot_interval(const fs::path& common)
+{
+    long long interval = 60;
+    for (const auto& [key, value] : guard_config(common))
+        if (key == "guard.snapshotinterval" && !value.empty() &&
+            value.find_first_not_of("0123456789") == std::string::npos && value.size() < 10)
+            interval = std::stoll(value);
+    return interval;
+}
+
+} // namespace guard

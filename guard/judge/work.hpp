@@ -1,0 +1,105 @@
+#pragma once
+
+#include "guard/git/repo.hpp"
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace guard {
+
+enum class ChangeKind { modified, staged, deleted, renamed, type_changed, unmerged, untracked, ignored };
+
+const char* to_string(ChangeKind kind);
+
+struct Change {
+    std::string path;
+    ChangeKind kind = ChangeKind::modified;
+    bool in_worktree = false;  // the working file differs from the index: stage it from disk
+    bool gone = false;         // ... because the working file was deleted
+};
+
+struct Excluded {
+    std::string path;
+    std::string why;  // "guard.exclude 'tmp/'", "symlink outside the tree"
+    bool tracked = false; // saved as HEAD has it
+};
+
+enum class Verdict { clean, has_work, cannot_save };
+
+const char* to_string(Verdict verdict);
+
+// What a removal of a tree, or a deletion of a branch, would destroy (DESIGN §4).
+struct Work {
+    std::string path;                  // the tree's root; empty for a branch
+    std::string branch;                // short name; empty when detached
+    std::optional<std::string> head;       // hex id; absent: unborn
+    std::optional<std::string> branch_tip; // the tree's branch (also mid-rebase), when it exists
+    Verdict verdict = Verdict::clean;
+    std::string reason;                // why it cannot be saved
+    std::string blocker;               // the path that cannot be saved, relative to `path`
+    std::vector<Change> changes;
+    std::vector<std::string> commits;  // unique, unpublished commits, newest first
+    std::vector<Excluded> excluded;
+    bool git_sees_changes = false;     // what plain `git worktree remove` refuses on
+    std::vector<std::string> nested;   // nested repositories and submodules saved whole
+    std::vector<std::string> hidden;   // skip-worktree / assume-unchanged edits (status hides them)
+    std::vector<std::string> unmerged; // paths with conflict stages in the index
+    std::vector<std::pair<std::string, std::string>> own_refs; // per-worktree refs at risk: id, name
+    std::string git_dir;               // the tree's own git dir ("" for a branch)
+    std::string root;                  // where its files are ("" = path; a tree moved aside)
+    std::string note;                  // said to the user, never a reason to refuse
+
+    bool has_uncommitted() const { return !changes.empty(); }
+};
+
+// Refs that a ref transaction creates, updates or deletes: counted as the
+// transaction will leave them.
+struct Pending {
+    std::vector<std::string> deleted;   // full ref names
+    std::vector<std::string> created;   // new values (hex) of created or updated refs
+};
+
+// The work in `tree` (DESIGN §4.1), asked of git: status, the index's hidden
+// edits, nested repositories and submodules, and the commits only the tree
+// holds. Any error while deciding is work (verdict has_work, reason says why),
+// never "clean". Throws Error only when `tree` cannot be read as itself.
+Work inspect_tree(const Worktree& tree, const Settings& settings);
+
+// The commits that only the admin entry of `tree` still holds, for a tree git
+// can no longer read (a husk, or one `git worktree prune` would drop).
+Work inspect_admin(const std::filesystem::path& common, const Worktree& tree,
+                   const Settings& settings);
+
+// The work a deletion of `refs/heads/<branch>` at `tip` would destroy.
+Work inspect_branch(const std::filesystem::path& common, const std::string& branch,
+                    const std::string& tip, const Settings& settings, const Pending& pending = {});
+
+class Git;
+
+// HEAD, its branch and the branch's tip (also mid-rebase or bisect), read
+// through the git dir `git` names, into `work`.
+void read_head(const Git& git, Work& work);
+
+// The git dir that `dir`'s `.git` (a directory, or a `gitdir:` file) names, or "".
+std::filesystem::path git_dir_of(const std::filesystem::path& dir);
+
+// The working state of the repository whose git dir is `git_dir` checked out at
+// `root` (a tree, or a nested repository): `Work` without commits. `meanwhile` runs
+// while git's status and index listing run (HEAD is read by then): the commits' walk
+// costs no wall time of its own.
+Work inspect_checkout(const std::filesystem::path& git_dir, const std::filesystem::path& root,
+                      const Settings& settings, const std::function<void(Work&)>& meanwhile = {});
+
+} // namespace guard
+
+namespace guard {
+
+// `git guard status`: the trees at `paths` (every worktree when both lists are
+// empty) and the branches named in `branches`, for the repository around `start`.
+std::vector<Work> inspect_paths(const std::filesystem::path& start,
+                                const std::vector<std::filesystem::path>& paths,
+                                const std::vector<std::string>& branches);
+
+} // namespace guard

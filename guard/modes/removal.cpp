@@ -1,0 +1,226 @@
+// `git guard remove` and `git guard discard`: the complete removal for
+// orchestrators. A ladder: validate, save, verify, then remove.
+#include "guard/modes/removal.hpp"
+#include "guard/save/journal.hpp"
+
+#include "guard/base/clock.hpp"
+#include "guard/base/lock.hpp"
+#include "guard/git/git.hpp"
+#include "guard/base/log.hpp"
+#include "guard/git/process.hpp"
+#include "guard/save/report.hpp"
+#include "guard/save/stranded.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <fstream>
+
+namespace fs = std::filesystem;
+
+namespace guard {
+
+namespace {
+
+// A directory whose `.git` file points into this repository's worktrees/ admin
+// area is one of ours, even after its admin entry was deleted.
+bool points_here(const fs::path& dir, const fs::path& common)
+{
+    std::ifstream in(dir / ".git");
+    std::string line;
+    std::getline(in, line);
+    if (!line.starts_with("gitdir: "))
+        return false;
+    fs::path admin = absolute_path(line.substr(8));
+    return admin.parent_path() == absolute_path(common / "worktrees");
+}
+
+// Deletes `path` for real, read-only directories included; when that fails,
+// moves it whole under the common dir. Says truthfully which happened.
+Outcome delete_or_move(const fs::path& path, const fs::path& common, fs::path& moved_to)
+{
+    std::error_code ec;
+    if (!fs::exists(fs::symlink_status(path, ec)))
+        return Outcome::removed;
+    run({"chmod", "-R", "u+rwx", path.string()});
+    fs::remove_all(path, ec);
+    if (!fs::exists(fs::symlink_status(path, ec)))
+        return Outcome::removed;
+    fs::path husks = common / "guard" / "husks";
+    fs::create_directories(husks, ec);
+    moved_to = husks / (path.filename().string() + "-" + utc_stamp());
+    fs::rename(path, moved_to, ec);
+    return ec ? Outcome::kept : Outcome::moved;
+}
+
+std::vector<Saved> save_branch(const fs::path& common, const std::string& branch, const Settings& settings)
+{
+    Git git(common);
+    RunResult tip = git.run({"rev-parse", "-q", "--verify", "refs/heads/" + branch});
+    if (tip.status != 0)
+        return {};
+    std::string oid = first_line_of(tip.out);
+    Work work = inspect_branch(common, branch, oid, settings, {{"refs/heads/" + branch}, {}});
+    std::vector<Saved> saved;
+    if (work.verdict == Verdict::has_work)
+        saved.push_back(save_existing(common, branch, oid, {.reason = "remove --delete-branch"}));
+    // Hooks off: the branch was saved just above.
+    std::vector<std::string> args = {"-c", "hook.reference-transaction.enabled=false", "update-ref", "-d",
+                                     "refs/heads/" + branch, oid};
+    git.out(args, "delete branch " + branch);
+    return saved;
+}
+
+// A tree names its own repository, so a removal works from any directory; a
+// husk (whose git would answer for the wrong repository) falls back to `start`.
+fs::path repository_of(const fs::path& tree, const fs::path& start)
+{
+    std::error_code ec;
+    if (fs::exists(tree / ".git", ec)) {
+        try {
+            Location where = locate(tree);
+            if (absolute_path(where.git_dir).parent_path() == absolute_path(where.common / "worktrees") ||
+                absolute_path(where.common) == absolute_path(tree / ".git"))
+                return where.common;
+        } catch (const Error&) {
+        }
+    }
+    return locate(start).common;
+}
+
+RemoveResult kept(const fs::path& common, const Work& work, const std::string& why)
+{
+    journal_refusal(common, work, why, "remove");
+    RemoveResult r;
+    r.message = why;
+    return r;
+}
+
+// A locked tree is never deleted, but its work is saved all the same.
+RemoveResult save_locked(const Worktree& tree, const Settings& settings)
+{
+    RemoveResult r;
+    std::string unlock = "; unlock it first with 'git worktree unlock " + shell_quote(tree.path.string()) + "'";
+    r.message = "kept " + tree.path.string() + ": it is locked (" + tree.lock_reason + ")" + unlock;
+    Work work;
+    work.path = tree.path.string();
+    try {
+        work = tree.prunable ? inspect_admin(common_of(tree.git_dir), tree, settings) : inspect_tree(tree, settings);
+        if (auto s = save_work(common_of(tree.git_dir), work, tree.path.filename().string(), settings,
+                               {.reason = "remove (locked)"}))
+            r.saved.push_back(*s);
+    } catch (const Error& e) {
+        r.message += "\n" + refusal_message(work, e.what());
+    }
+    return r;
+}
+
+} // namespace
+
+RemoveResult remove_tree(const fs::path& start, const fs::path& path, const RemoveOptions& options)
+{
+    fs::path abs = absolute_path(path);
+    fs::path common = repository_of(abs, start);
+    Settings settings = read_settings(common);
+    auto tree = find_worktree(common, abs);
+    if (tree && tree->is_main)
+        throw Error(abs.string() + " is the main worktree; git guard remove removes linked worktrees only");
+    if (std::error_code ec; !tree && !fs::exists(fs::symlink_status(abs, ec))) {
+        RemoveResult free;
+        free.outcome = Outcome::removed; // the path is free: exit 0
+        free.message = "nothing to remove: " + abs.string() + " does not exist";
+        return free;
+    }
+    if (!tree && !points_here(abs, common))
+        throw Error("'" + path.string() + "' is not a worktree of " + common.string() + " (see 'git worktree list')");
+    bool our_lock = tree && tree->locked && tree->lock_reason == "git-guard";
+    PathLock lock(common, abs.string(), settings.lock_timeout);
+    if (tree && tree->locked && !our_lock)
+        return save_locked(*tree, settings);
+    // Re-read under the lock: another process may have removed the tree meanwhile.
+    tree = find_worktree(common, abs);
+    if (std::error_code ec; !tree && !fs::exists(fs::symlink_status(abs, ec))) {
+        RemoveResult gone;
+        gone.outcome = Outcome::removed; // the path is free: exit 0
+        gone.message = abs.string() + " is already gone: another process removed it";
+        return gone;
+    }
+    RemoveResult result;
+    std::string branch;
+    bool husk = !tree || tree->prunable || !fs::exists(abs / ".git");
+    Work work; // what a refusal reports: as much as was inspected
+    work.path = abs.string();
+    if (options.discard == Discard::no) {
+        try {
+            if (husk) {
+                if (auto s = save_husk(common, abs, tree, settings, {.reason = "remove husk"}))
+                    result.saved.push_back(*s);
+            } else {
+                work = inspect_tree(*tree, settings);
+                branch = work.branch;
+                if (auto s = save_work(common, work, abs.filename().string(), settings, {.reason = "remove"}))
+                    result.saved.push_back(*s);
+            }
+        } catch (const Error& e) {
+            return kept(common, work, refusal_message(work, e.what()));
+        }
+    } else {
+        spdlog::warn("discarding {} without saving it", abs.string());
+        journal_record(common, {.kind = "discard", .path = abs.string(), .reason = "discard"});
+    }
+    // Point of no return: the work is on verified branches (or explicitly discarded).
+    std::string git = find_real_git();
+    if (!husk)
+        run({git, "--git-dir=" + common.string(), "worktree", "remove", "--force", "--force", abs.string()});
+    result.outcome = delete_or_move(abs, common, result.moved_to);
+    if (tree && result.outcome != Outcome::kept) {
+        std::error_code ec;
+        fs::remove_all(common / "worktrees" / tree->name, ec);
+    }
+    if (options.delete_branch == DeleteBranch::yes && !branch.empty() && result.outcome != Outcome::kept) {
+        auto saved = save_branch(common, branch, settings);
+        result.saved.insert(result.saved.end(), saved.begin(), saved.end());
+    }
+    result.message = result.outcome == Outcome::removed ? "removed " + abs.string()
+                     : result.outcome == Outcome::moved ? "could not delete " + abs.string() + "; moved it whole to " + result.moved_to.string()
+                                                        : "kept " + abs.string() + ": it could be neither deleted nor moved";
+    spdlog::info("{}", result.message);
+    return result;
+}
+
+std::string discard(const fs::path& start, const std::string& target)
+{
+    fs::path as_path = absolute_path(start / target);
+    std::error_code ec;
+    bool is_dir = fs::is_directory(as_path, ec);
+    // A pasted `git guard discard <tree>` works from any directory: a tree git can
+    // still read names its own repository.
+    fs::path from = is_dir && fs::exists(as_path / ".git", ec) ? as_path : start;
+    fs::path common = locate(from).common;
+    if (from != start) // the CLI set up its log at the cwd, which is no repository: log here
+        init_log(common, false);
+    if (is_dir) {
+        auto result = remove_tree(from, as_path, {.discard = Discard::yes});
+        if (result.outcome == Outcome::kept)
+            throw Error(result.message);
+        spdlog::warn("discarded tree {}", as_path.string());
+        return "discarded " + as_path.string() + " without saving it";
+    }
+    std::string name = target.starts_with("refs/heads/") ? target.substr(11) : target;
+    if (name.starts_with("stranded/")) {
+        drop_stranded(start, name);
+        return "dropped " + name;
+    }
+    Git git(common);
+    RunResult tip = git.run({"rev-parse", "-q", "--verify", "refs/heads/" + name});
+    if (tip.status != 0)
+        throw Error("'" + target + "' is neither a worktree nor a branch");
+    std::string was = first_line_of(tip.out);
+    // Deleted with every hook off: discarding is the explicit override.
+    git.out({"-c", "hook.reference-transaction.enabled=false", "update-ref", "-d", "refs/heads/" + name, was},
+            "delete branch " + name);
+    spdlog::warn("discarded branch {} (was {})", name, was);
+    journal_record(common, {.kind = "discard", .commit = was, .branch = name, .reason = "discard"});
+    return "discarded branch " + name + " (was " + was.substr(0, 12) + ")";
+}
+
+} // namespace guard

@@ -1,0 +1,300 @@
+// The shim's slow path: what the front end (front/shim.c) forwards, with its parse of
+// the command line. Nothing here parses git's options again (DESIGN §0.5): the call
+// arrives as GitCall. "Guarded?" is git's answer, asked before anything libgit2 could
+// fail on (DESIGN §0.4); which trees a removal or prune destroys is git's answer too.
+#include "guard/modes/shim.hpp"
+#include "guard/save/journal.hpp"
+
+#include "guard/git/arguments.hpp"
+#include "guard/base/error.hpp"
+#include "guard/git/libgit2.hpp"
+#include "guard/modes/unhooked.hpp"
+#include "guard/modes/inplace.hpp"
+#include "guard/install/install.hpp"
+#include "guard/base/lock.hpp"
+#include "guard/base/log.hpp"
+#include "guard/git/process.hpp"
+#include "guard/git/repo.hpp"
+#include "guard/save/report.hpp"
+#include "guard/save/snapshot.hpp"
+#include "guard/modes/watch_lost.hpp"
+#include "guard/git/worktrees.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+#include <string_view>
+#include <unistd.h>
+
+extern "C" {
+#include "guard/front/common.h"
+}
+
+namespace fs = std::filesystem;
+
+namespace guard {
+
+namespace {
+
+// git, as the caller ran it (with our hook put back when the caller switched hooks off).
+[[noreturn]] void exec_git(const GitCall& call)
+{
+    exec(git_argv(call));
+}
+
+// `git config --bool <key>` as the caller's git would read it (its -c, --git-dir, -C).
+bool config_true(const GitCall& call, const std::string& key)
+{
+    auto r = ask_git(call, {"config", "--bool", key});
+    return r.status == 0 && r.out == "true\n";
+}
+
+std::chrono::seconds lock_timeout(const GitCall& call)
+{
+    auto r = ask_git(call, {"config", "--int", "guard.lockTimeout"});
+    long seconds = r.status == 0 ? std::strtol(r.out.c_str(), nullptr, 10) : 60;
+    return std::chrono::seconds(seconds >= 0 ? seconds : 60);
+}
+
+void report_saved(const Saved& s, const std::string& what)
+{
+    std::fprintf(stderr, "git-guard: %s %s to %s (git show --stat %s)\n",
+                 s.existing ? "already saved" : "saved", what.c_str(),
+                 short_ref(s.ref).c_str(), shell_quote(short_ref(s.ref)).c_str());
+}
+
+int refuse(const Work& w, const std::string& why)
+{
+    std::fprintf(stderr, "fatal: git-guard: %s", refusal_message(w, why).c_str());
+    spdlog::warn("refused to let git run on {}: {}", w.path, why);
+    journal_refusal({}, w, why, "git worktree");
+    return 128;
+}
+
+// The tree `git worktree remove <arg>` names: the last non-option word after "remove".
+std::string remove_target(const std::vector<std::string>& words)
+{
+    std::string path;
+    bool options = true;
+    for (size_t i = 2; i < words.size(); ++i) {
+        if (options && words[i] == "--")
+            options = false;
+        else if (!options || words[i].empty() || words[i][0] != '-')
+            path = words[i];
+    }
+    return path;
+}
+
+// Saves what only the admin entry of the gone tree `tree` still holds (its commits, and
+// its files when a moved-aside directory still points at it).
+int save_admin(const GitCall& call, const ListedTree& tree, const std::string& reason)
+{
+    fs::path common = common_git_dir(call);
+    Settings settings = read_settings(common);
+    for (const auto& t : list_worktrees(common)) {
+        if (t.name != tree.id)
+            continue;
+        PathLock lock(common, t.path.string(), settings.lock_timeout);
+        Work work;
+        work.path = t.path.string();
+        try {
+            work = inspect_admin(common, t, settings);
+            if (auto s = save_work(common, work, t.path.filename().string(), settings, {.reason = reason}))
+                report_saved(*s, "the work of " + t.path.string());
+            return 0;
+        } catch (const Error& e) {
+            return refuse(work, e.what());
+        }
+    }
+    return 0; // git no longer lists it either: nothing left to destroy
+}
+
+// Saves what removing or pruning `tree` destroys (DESIGN §4.1). A tree whose directory
+// is gone goes to the engine first (it looks for a moved-aside directory), then, when the
+// engine cannot open it, to its admin entry's commits.
+int save_listed(const GitCall& call, const ListedTree& tree, const std::string& reason)
+{
+    bool gone = tree.prunable || !fs::exists(tree.path);
+    SaveResult r;
+    try {
+        r = save_path(call.cwd, tree.path, {.reason = reason});
+    } catch (const Error& e) {
+        if (gone)
+            return save_admin(call, tree, reason);
+        // Another remover may have taken this tree meanwhile: only this tree counts.
+        bool listed = false;
+        for (const auto& t : list_trees(call))
+            listed = listed || absolute_path(t.path) == absolute_path(tree.path);
+        if (!listed)
+            return 0;
+        throw;
+    }
+    if (!r.refused.empty())
+        return refuse(r.work, r.work.reason);
+    if (r.saved)
+        report_saved(*r.saved, tree.path.string());
+    return 0;
+}
+
+// `git worktree remove`, at any force level (DESIGN §0.2): save, then let git decide.
+int guard_remove(const GitCall& call)
+{
+    std::string arg = remove_target(call.words);
+    auto tree = arg.empty() ? std::nullopt : find_listed(call, arg);
+    if (!tree || tree->is_main)
+        exec_git(call); // git refuses or reports it itself
+    // Held across the exec below (the descriptor survives it): racers removing this
+    // tree wait until git has removed it, then find it gone. Only this tree's lock.
+    PathLock removing(common_git_dir(call), "worktree remove " + absolute_path(tree->path).string(),
+                      lock_timeout(call));
+    tree = find_listed(call, arg);
+    if (!tree)
+        exec_git(call); // another process removed it while we waited
+    if (int rc = save_listed(call, *tree, "worktree remove"))
+        return rc;
+    if (tree->locked && tree->lock_reason == "git-guard" && config_true(call, "guard.lockWorktrees"))
+        ask_git(call, {"worktree", "unlock", tree->path.string()});
+    // Point of no return: the work is on a verified branch; git removes the tree.
+    exec_git(call);
+}
+
+// `git worktree prune`: save every tree git itself says it would prune.
+int guard_prune(const GitCall& call)
+{
+    if (parse_arguments(call.words, 2, GUARD_TABLE(worktree_prune)).has("dry-run"))
+        exec_git(call); // the last of -n and --no-dry-run is git's
+    for (const auto& tree : prune_candidates(call))
+        if (int rc = save_listed(call, tree, "worktree prune"))
+            return rc;
+    exec_git(call);
+}
+
+// `add -f` over a tree git still lists (its directory gone or empty) deletes that tree's
+// admin entry, its HEAD and index (git's check_candidate_path): save it first, as a prune.
+int save_replaced(const GitCall& call, const fs::path& path)
+{
+    fs::path wanted = absolute_path(path.is_absolute() ? path : call.cwd / path);
+    for (const auto& tree : list_trees(call))
+        if (!tree.is_main && absolute_path(tree.path) == wanted)
+            return save_listed(call, tree, "worktree add -f");
+    return 0;
+}
+
+// `git worktree add --no-checkout` runs no post-checkout hook: lock the tree here.
+int guard_add(const GitCall& call)
+{
+    bool no_checkout = false, force = false;
+    std::string path;
+    for (size_t i = 2; i < call.words.size(); ++i) {
+        const std::string& w = call.words[i];
+        if (w == "--no-checkout")
+            no_checkout = true;
+        else if (w == "-b" || w == "-B" || w == "--reason")
+            ++i;
+        else if (w.size() > 2 && w.starts_with("--") && std::string_view("--force").starts_with(w))
+            force = true;
+        else if (w.size() > 1 && w[0] == '-' && w[1] != '-' && w.find('f') != std::string::npos &&
+                 w.find_first_of("bB") > w.find('f'))
+            force = true; // -f, or a cluster holding it before a value-taking -b/-B
+        else if (path.empty() && !w.empty() && w[0] != '-')
+            path = w;
+    }
+    if (path.empty())
+        exec_git(call);
+    if (force)
+        if (int rc = save_replaced(call, path))
+            return rc;
+    auto r = run(git_argv(call), {.capture = false, .judged = true});
+    if (r.status == 0 && no_checkout && config_true(call, "guard.lockWorktrees"))
+        ask_git(call, {"worktree", "lock", "--reason", "git-guard", path});
+    if (r.status == 0) // the new tree's hooks (husky's .husky/_ is missing there), lefthook job
+        guard_new_worktree(call.cwd / path);
+    return r.status;
+}
+
+// Not through the front end (git-guard linked as `git` directly): let the one parser,
+// the front end next to this binary, look at the call first.
+[[noreturn]] void reparse(const std::vector<std::string>& args)
+{
+    std::vector<std::string> argv = args;
+    argv[0] = (fs::path(self_path()).parent_path() / "git-guard-shim").string();
+    if (::access(argv[0].c_str(), X_OK) != 0)
+        argv[0] = find_real_git();
+    exec(argv);
+}
+
+} // namespace
+
+GitCall decode_call(const std::vector<std::string>& args)
+{
+    GitCall call;
+    auto fail = [] { return UsageError("the shim's handoff is malformed (front end and git-guard differ?)"); };
+    std::string mode = args.size() < 6 ? "" : args[1];
+    call.hooks_off = mode.ends_with(",hooks-off");
+    if (call.hooks_off)
+        mode.resize(mode.size() - 10);
+    if (mode != "--guard-call=1" && mode != "--guard-call=2")
+        throw fail();
+    call.enabled_asked = mode == "--guard-call=2";
+    call.real_git = args[2];
+    call.cwd = args[3];
+    size_t at = 4;
+    auto list = [&](std::vector<std::string>& into) {
+        size_t n = at < args.size() ? std::stoul(args[at++]) : 0;
+        if (at + n > args.size())
+            throw fail();
+        into.assign(args.begin() + static_cast<long>(at), args.begin() + static_cast<long>(at + n));
+        at += n;
+    };
+    list(call.globals);
+    list(call.words);
+    if (at >= args.size() || args[at] != "--")
+        throw fail();
+    call.argv = {"git"};
+    call.argv.insert(call.argv.end(), args.begin() + static_cast<long>(at + 1), args.end());
+    return call;
+}
+
+
+int run_shim(const std::vector<std::string>& args)
+{
+    if (args.size() < 2 || !args[1].starts_with("--guard-call="))
+        reparse(args);
+    GitCall call = decode_call(args);
+    if (call.words.empty() || (!call.enabled_asked && !config_true(call, "guard.enabled"))) {
+        call.hooks_off = false;
+        exec_git(call); // unguarded: git, untouched (DESIGN §0.4)
+    }
+    init_log(common_git_dir(call), false);
+    spdlog::info("shim: git {}", call.words[0]);
+    if (call.words[0] == "gc" || call.words[0] == "prune" || call.words[0] == "maintenance")
+        sweep_before_gc(common_git_dir(call)); // the backstop's sweep (DESIGN §15), then git
+    if (call.words[0] != "worktree") {
+        if (int rc = guard_unhooked_deletion(call))
+            return rc;
+        if (int rc = guard_in_place(call))
+            return rc;
+        exec_git(call);
+    }
+    const std::string& what = call.words.size() > 1 ? call.words[1] : "";
+    if (what == "remove")
+        return guard_remove(call);
+    if (what == "prune")
+        return guard_prune(call);
+    if (what == "add")
+        return guard_add(call);
+    exec_git(call);
+}
+
+size_t subcommand_index(const std::vector<std::string>& argv)
+{
+    std::vector<char*> words;
+    for (const auto& a : argv)
+        words.push_back(const_cast<char*>(a.c_str()));
+    int at = skip_git_options(static_cast<int>(words.size()), words.data(), 1, nullptr);
+    return at < 0 ? argv.size() : static_cast<size_t>(at);
+}
+
+} // namespace guard

@@ -1,0 +1,127 @@
+// Ref updates that no git-guard hook would see (DESIGN §2.4, §6). Two cases:
+// - the caller switched hooks off for its own call (`-c core.hooksPath=/dev/null`,
+//   GIT_CONFIG_COUNT, hook.*.enabled=false…): hooks off is not guard off, so git runs with
+//   our hook alone, from a private hooks directory, and the hook judges every ref update
+//   of every command, as it does with hooks on; none of the caller's hooks runs;
+// - the repository's own configuration lost our hook (core.hooksPath moved after install,
+//   another tool's reference-transaction in its place): the user's hooks still run, and
+//   the shim judges `branch -d|-D` itself, with the hook's own code, before git runs.
+#include "guard/modes/unhooked.hpp"
+
+#include "guard/base/error.hpp"
+#include "guard/modes/hook.hpp"
+#include "guard/install/hookdir.hpp"
+#include "guard/install/install.hpp"
+#include "guard/base/manifest.hpp"
+#include "guard/judge/orphans.hpp"
+#include "guard/git/process.hpp"
+#include "guard/git/worktrees.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+
+namespace fs = std::filesystem;
+
+namespace guard {
+
+namespace {
+
+// Whether git, with the caller's configuration, runs our reference-transaction hook.
+bool our_hook_runs(const GitCall& call, const CallSite& site)
+{
+    RunResult r = ask_git(call, {"rev-parse", "--git-path", "hooks"});
+    fs::path dir = r.out.substr(0, r.out.find('\n'));
+    if (dir.is_relative())
+        dir = call.cwd / dir;
+    return r.status == 0 && guard_hook_runs(dir, site.top);
+}
+
+// Writes `bytes` to `file` through a temporary name: a racing git never runs half a hook.
+void replace_file(const fs::path& file, const std::string& bytes, fs::perms mode)
+{
+    fs::path temp = file.string() + ".tmp." + std::to_string(::getpid());
+    write_bytes(temp, bytes, mode);
+    fs::rename(temp, file);
+}
+
+// `<common>/guard/hooks-only`: git-guard's reference-transaction hook and nothing else: a
+// copy of the hook front end, which git starts directly, and its sidecar naming this
+// binary (contract C5), as install places it; rewritten when either has changed.
+fs::path private_hooks(const fs::path& common)
+{
+    fs::path dir = common / "guard" / "hooks-only";
+    fs::path hook = dir / "reference-transaction";
+    std::string front = read_bytes(front_end(k_hook_front)).value_or("");
+    if (front.empty())
+        throw Error("the hook front end " + front_end(k_hook_front).string() + " is missing; reinstall git-guard");
+    if (read_bytes(hook) == front && read_bytes(dir / k_hook_sidecar) == self_path())
+        return dir;
+    fs::create_directories(dir);
+    replace_file(dir / k_hook_sidecar, self_path(), fs::perms(0644));
+    replace_file(hook, front, fs::perms(0755));
+    return dir;
+}
+
+// Names as git branch -D reads them (`@{upstream}`, `@{-1}`): the local branch each means.
+std::vector<std::string> local_names(const GitCall& call, const std::vector<std::string>& names)
+{
+    std::vector<std::string> out;
+    for (const auto& name : names) {
+        if (name.find('@') == std::string::npos) {
+            out.push_back(name);
+            continue;
+        }
+        RunResult r = ask_git(call, {"rev-parse", "-q", "--symbolic-full-name", name, "--"});
+        std::string full = r.out.substr(0, r.out.find('\n'));
+        if (r.status == 0 && full.starts_with("refs/heads/") && full.size() > 11)
+            out.push_back(full.substr(11));
+        else if (r.status != 0)
+            out.push_back(name); // git names it as it is: judged as it is
+    }
+    return out;
+}
+
+} // namespace
+
+std::vector<std::string> git_argv(const GitCall& call)
+{
+    std::vector<std::string> argv = call.argv;
+    argv[0] = call.real_git;
+    if (!call.hooks_off)
+        return argv;
+    const CallSite& site = call_site(call);
+    if (site.common.empty() || our_hook_runs(call, site))
+        return argv;
+    fs::path hooks = private_hooks(site.common);
+    spdlog::info("the caller's hooks are off: git {} runs with git-guard's hook alone ({})", call.words[0],
+                 hooks.string());
+    // After the caller's options (git reads -c in order: the last one wins), also those
+    // an alias added, so git runs the expanded call with the same meaning.
+    argv = {call.real_git, "-C", call.cwd.string()};
+    argv.insert(argv.end(), call.globals.begin(), call.globals.end());
+    argv.insert(argv.end(), {"-c", "core.hooksPath=" + hooks.string()});
+    argv.insert(argv.end(), call.words.begin(), call.words.end());
+    return argv;
+}
+
+int guard_unhooked_deletion(const GitCall& call)
+{
+    if (call.hooks_off)
+        return 0; // git_argv puts our hook back for this call: the hook judges
+    std::vector<std::string> branches = deleted_branches(call);
+    if (branches.empty())
+        return 0;
+    const CallSite& site = call_site(call);
+    if (site.common.empty() || our_hook_runs(call, site))
+        return 0; // not a repository (git says so itself), or the hook judges
+    branches = local_names(call, branches);
+    if (branches.empty())
+        return 0;
+    spdlog::warn("no git-guard hook runs here: the shim judges the deletion of {} itself", branches.front());
+    return guard_branch_deletions(site.git_dir, site.common, branches, call.enabled_asked) == 0 ? 0 : 128;
+}
+
+} // namespace guard

@@ -1,0 +1,213 @@
+// The watcher's loop: one inotify instance over every registered repository, a read of
+// a repository when its ref store or worktrees changed, snapshots when they are due, and
+// an end when the registry is gone or names nothing. Idle, it sleeps in poll(2).
+#include "guard/modes/watch_loop.hpp"
+
+#include "guard/install/watch.hpp"
+
+#include "guard/base/clock.hpp"
+#include "guard/base/error.hpp"
+#include "guard/base/manifest.hpp"
+#include "guard/git/repo.hpp"
+#include "guard/save/snapshot.hpp"
+#include "guard/modes/watch_events.hpp"
+#include "guard/modes/watch_repo.hpp"
+#include "guard/modes/watch_snapshot.hpp"
+
+#include <spdlog/sinks/rotating_file_sink.h>
+#include <spdlog/spdlog.h>
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <memory>
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+namespace guard {
+
+namespace {
+
+constexpr const char* k_registry_key = "\x01registry";
+
+class Watcher {
+public:
+    int run();
+
+private:
+    void reload();
+    bool arm(RepoWatch& repo);
+    void read(const std::string& key);
+    void write_status() const;
+    std::chrono::milliseconds next_wake() const;
+
+    Inotify m_inotify;
+    std::map<std::string, std::unique_ptr<RepoWatch>> m_repos;
+    Snapshots m_snapshots;
+    std::string m_last_event;
+    Clock::time_point m_next_poll = Clock::now();
+};
+
+// Returns whether it watches a directory it did not before.
+bool Watcher::arm(RepoWatch& repo)
+{
+    size_t before = m_inotify.watches();
+    for (const auto& dir : repo.watched_dirs())
+        if (!m_inotify.watch(dir, repo.common().string()))
+            break;
+    return m_inotify.watches() > before;
+}
+
+// The registry (contract C5) names the repositories; one no longer named, or no longer
+// readable, leaves the watch with a log line.
+void Watcher::reload()
+{
+    auto listed = read_registry(registry_file());
+    std::set<std::string> names(listed.begin(), listed.end());
+    for (auto it = m_repos.begin(); it != m_repos.end();) {
+        if (!names.count(it->first)) {
+            spdlog::info("watch: {} left the registry", it->first);
+            m_inotify.forget(it->first);
+            it = m_repos.erase(it);
+        } else {
+            ++it;
+        }
+    }
+    for (const auto& name : names) {
+        if (m_repos.count(name))
+            continue;
+        auto repo = std::make_unique<RepoWatch>(name);
+        if (!repo->scan()) {
+            spdlog::warn("watch: cannot read {}: not watched", name);
+            continue;
+        }
+        arm(*repo);
+        m_repos[name] = std::move(repo);
+    }
+    m_inotify.watch(registry_file().parent_path(), k_registry_key);
+}
+
+void Watcher::read(const std::string& key)
+{
+    auto it = m_repos.find(key);
+    if (it == m_repos.end())
+        return;
+    if (!it->second->scan()) {
+        spdlog::warn("watch: cannot read {} any more (deleted, unmounted or unreadable): dropped from the watch", key);
+        m_inotify.forget(key);
+        m_repos.erase(it);
+        return;
+    }
+    // Directories made since (refs/heads/a/ for a branch a/b, a new admin entry): what
+    // changed in them before they were watched is read once more.
+    for (int i = 0; i < 3 && arm(*it->second); ++i)
+        it->second->scan();
+}
+
+void Watcher::write_status() const
+{
+    fs::path file = watch_dir() / "status";
+    fs::path tmp = watch_dir() / ("status." + std::to_string(::getpid()) + ".tmp");
+    {
+        std::ofstream out(tmp, std::ios::trunc);
+        out << "pid=" << ::getpid() << "\nrepositories=" << m_repos.size() << "\nlast_event=" << m_last_event
+            << "\nlast_snapshot=" << m_snapshots.last() << "\nsnapshot_interval=" << m_snapshots.interval()
+            << "\npolling="
+            << (m_inotify.limit_reached() ? "the inotify watch limit (fs.inotify.max_user_watches) is reached" : "")
+            << "\nwatches=" << m_inotify.watches() << "\n";
+        for (const auto& [name, repo] : m_repos)
+            out << "repo=" << name << "\n";
+    }
+    std::error_code ec;
+    fs::rename(tmp, file, ec);
+}
+
+std::chrono::milliseconds Watcher::next_wake() const
+{
+    auto now = Clock::now();
+    auto wake = now + std::chrono::hours(1);
+    if (m_inotify.limit_reached())
+        wake = std::min(wake, m_next_poll);
+    wake = std::min(wake, m_snapshots.due());
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::max(wake - now, Clock::duration::zero()));
+}
+
+int Watcher::run()
+{
+    reload();
+    write_status(); // install waits for this: it watches now; the first snapshots follow
+    spdlog::info("watch: watching {} repositories", m_repos.size());
+    m_snapshots.take(m_repos);
+    write_status();
+    while (!m_inotify.stopped()) {
+        std::error_code ec;
+        if (!fs::exists(registry_file(), ec) || m_repos.empty()) {
+            spdlog::info("watch: no guarded repository is left to watch: exiting");
+            break;
+        }
+        auto changed = m_inotify.wait(next_wake());
+        if (m_inotify.stopped())
+            break;
+        if (changed.erase(k_registry_key))
+            reload();
+        if (m_inotify.limit_reached() && Clock::now() >= m_next_poll) {
+            for (const auto& [name, repo] : m_repos)
+                changed.insert(name);
+            m_next_poll = Clock::now() + std::chrono::seconds(std::max<long long>(m_snapshots.interval(), 1));
+        }
+        for (const auto& key : changed)
+            read(key);
+        if (!changed.empty())
+            m_last_event = utc_millis("%Y-%m-%dT%H:%M:%S");
+        m_snapshots.take(m_repos);
+        write_status();
+    }
+    std::error_code gone;
+    fs::remove(watch_dir() / "status", gone);
+    return 0;
+}
+
+// Stale temporary files of a killed watcher; the lock is the kernel's and went with it.
+void sweep_stale(const fs::path& dir)
+{
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(dir, ec))
+        if (entry.path().extension() == ".tmp")
+            fs::remove(entry.path(), ec);
+}
+
+} // namespace
+
+int run_watcher()
+{
+    fs::path dir = watch_dir();
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    int fd = ::open((dir / "lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0 || ::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        std::fprintf(stderr, "git-guard: a watcher runs already (pid %ld)\n", watch_status().pid);
+        return 1;
+    }
+    sweep_stale(dir);
+    fs::remove(dir / "status", ec);
+    try {
+        auto log = spdlog::rotating_logger_mt("watch", (dir / "watch.log").string(), 1 << 20, 2);
+        log->flush_on(spdlog::level::info);
+        spdlog::set_default_logger(log);
+    } catch (const std::exception&) {
+        // No log is no reason not to watch.
+    }
+    try {
+        return Watcher().run();
+    } catch (const std::exception& e) {
+        spdlog::error("watch: {}", e.what());
+        std::fprintf(stderr, "git-guard: watch: %s\n", e.what());
+        return 1;
+    }
+}
+
+} // namespace guard

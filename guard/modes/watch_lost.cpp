@@ -1,0 +1,283 @@
+// The watcher's saves: the hook's judgement (judge_deletions) on what lost its last name,
+// and save_existing / write_save for the save itself, so a watcher save is listed, shown,
+// logged, notified and restored like any other; only its Stranded-Reason differs.
+#include "guard/modes/watch_lost.hpp"
+
+#include "guard/base/error.hpp"
+#include "guard/git/history.hpp"
+#include "guard/save/journal.hpp"
+#include "guard/save/layout.hpp"
+#include "guard/base/lock.hpp"
+#include "guard/git/git.hpp"
+#include "guard/git/repo.hpp"
+#include "guard/save/snapshot.hpp"
+#include "guard/install/watch.hpp"
+#include "guard/modes/watch_repo.hpp"
+#include "guard/judge/work.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <thread>
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+namespace guard {
+
+namespace {
+
+std::string iso_time(std::time_t t)
+{
+    char text[32];
+    std::tm tm{};
+    ::gmtime_r(&t, &tm);
+    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &tm);
+    return text;
+}
+
+// `git guard discard` deletes a branch and then journals it; a watcher that read the
+// deletion first would save what the user let go. The explicit discards of the last
+// minute say what not to save, and the shim's saves of a tree it then let git remove
+// say that its admin entry is saved already.
+std::vector<JournalEvent> recent_events(const fs::path& common)
+{
+    std::this_thread::sleep_for(std::chrono::milliseconds(30)); // the discard's journal line follows its delete
+    std::string since = iso_time(std::time(nullptr) - 60);
+    std::vector<JournalEvent> out;
+    for (const auto& e : read_journal(common))
+        if ((e.event.kind == "discard" || e.event.kind == "drop" || e.event.kind == "save") && e.time >= since)
+            out.push_back(e.event);
+    return out;
+}
+
+bool settled(const std::vector<JournalEvent>& events, const LostTip& t)
+{
+    for (const auto& e : events) {
+        bool let_go = e.kind != "save" && !t.oid.empty() && e.commit == t.oid;
+        bool tree_done = t.gone && !t.path.empty() && e.path == t.path && e.reason != k_watch_reason &&
+                         e.reason != "snapshot";
+        if (let_go || tree_done)
+            return true;
+    }
+    return false;
+}
+
+std::string save_name(const LostTip& t)
+{
+    return t.ref.starts_with("refs/heads/") ? t.ref.substr(11) : fs::path(t.path).filename().string();
+}
+
+// A vanished admin entry: its HEAD, and its index as the copy the watcher kept (the
+// staged blobs are in the object store), as a save commit when the index differs from HEAD.
+void save_tree(const fs::path& common, const LostTip& t, const std::vector<std::string>& commits,
+               const Settings& settings)
+{
+    Git git(common);
+    std::string branch = t.branch_ref.starts_with("refs/heads/") ? t.branch_ref.substr(11) : "";
+    SaveOptions options{.reason = k_watch_reason, .path = t.path, .branch = branch};
+    std::string head_tree = t.oid.empty() ? git.empty_tree()
+                                          : first_line_of(git.out({"rev-parse", t.oid + "^{tree}"}, "read HEAD's tree"));
+    std::error_code ec;
+    RunResult index = fs::exists(t.index, ec) ? git.with_index(t.index).run({"write-tree"}) : RunResult{};
+    std::string index_tree = index.status == 0 ? first_line_of(index.out) : "";
+    if (index_tree.empty() || index_tree == head_tree) {
+        if (!commits.empty())
+            save_existing(common, save_name(t), t.oid, options);
+        return;
+    }
+    Work w;
+    w.path = t.path;
+    w.branch = branch;
+    if (!t.oid.empty())
+        w.head = t.oid;
+    w.commits = commits;
+    for (const auto& path : split(git.out({"diff-tree", "-r", "-z", "--name-only", head_tree, index_tree}, "diff the index")))
+        w.changes.push_back({path, ChangeKind::staged});
+    std::string commit = write_save(git, w, {index_tree, index_tree, {}}, settings, k_watch_reason);
+    options.tree = index_tree;
+    save_existing(common, save_name(t), commit, options);
+}
+
+// The hook's judgement (§4.2) of each tip: the deleted ones in one pass; a moved one on
+// its own, with its new value as one more base, as the hook judges a rewrite (a rebase or
+// an amend whose new tip holds the old content saves nothing).
+std::map<std::string, std::vector<std::string>> judge(const fs::path& common, const std::vector<LostTip>& lost,
+                                                      const Settings& settings)
+{
+    std::map<std::string, RefTransaction> passes; // new value ("" for the deleted) -> its tips
+    for (const auto& t : lost)
+        if (!t.oid.empty() && (!t.ref.empty() || t.branch_ref.empty()))
+            passes[t.now].deletions.push_back({t.ref.empty() ? "refs/guard-watch/HEAD" : t.ref, t.oid});
+    std::map<std::string, std::vector<std::string>> at_risk;
+    for (auto& [now, tx] : passes) {
+        Settings with = settings;
+        if (!now.empty())
+            with.base_refs.push_back(now);
+        for (const auto& v : judge_deletions(common, tx, with, Clock::now() + std::chrono::seconds(30)))
+            if (!v.commits.empty())
+                at_risk[v.deletion.old_oid] = v.commits;
+    }
+    return at_risk;
+}
+
+// Read again under the lock: the sweep or the hook may have saved `oid` meanwhile.
+bool named_now(const fs::path& common, const std::string& oid)
+{
+    RunResult r = Git(common).run({"for-each-ref", "--count=1", "--format=%(refname)", "--points-at", oid});
+    return r.status == 0 && !r.out.empty();
+}
+
+} // namespace
+
+void record_lost(const fs::path& common, const std::string& oid, const std::string& name)
+{
+    std::error_code ec;
+    fs::create_directories(repo_watch_dir(common), ec);
+    std::ofstream out(repo_watch_dir(common) / "lost", std::ios::app);
+    out << std::time(nullptr) << " " << oid << " " << name << "\n";
+}
+
+void save_vanished(const fs::path& common, const std::vector<LostTip>& lost)
+{
+    try {
+        Settings settings = read_settings(common);
+        if (!settings.enabled)
+            return;
+        auto events = recent_events(common);
+        auto at_risk = judge(common, lost, settings);
+        for (const auto& t : lost) {
+            auto commits = at_risk.count(t.oid) ? at_risk[t.oid] : std::vector<std::string>{};
+            if (settled(events, t) || (commits.empty() && !t.gone))
+                continue;
+            try {
+                PathLock lock(common, t.ref.empty() ? t.path : t.ref, settings.lock_timeout);
+                if (!t.gone && named_now(common, t.oid))
+                    continue;
+                if (!commits.empty())
+                    record_lost(common, t.oid, save_name(t));
+                if (t.gone)
+                    save_tree(common, t, commits, settings);
+                else
+                    save_existing(common, save_name(t), t.oid,
+                                  {.reason = k_watch_reason, .path = t.ref.empty() ? t.path : "", .branch = ""});
+            } catch (const std::exception& e) {
+                spdlog::error("watch: cannot save {} ({}): {}", save_name(t), t.oid, e.what());
+                Work w;
+                w.path = t.path;
+                w.branch = t.ref.empty() ? "" : save_name(t);
+                w.commits = commits;
+                journal_refusal(common, w, e.what(), k_watch_reason);
+            }
+        }
+    } catch (const std::exception& e) {
+        spdlog::error("watch: cannot judge what vanished from {}: {}", common.string(), e.what());
+    }
+}
+
+namespace {
+
+// The lost record and the watcher's last known tips (a watcher that died knew them).
+std::vector<LostCommit> candidates(const fs::path& common)
+{
+    std::vector<LostCommit> out;
+    std::ifstream lost(repo_watch_dir(common) / "lost");
+    for (std::string line; std::getline(lost, line);) {
+        std::istringstream in(line);
+        long long when = 0;
+        LostCommit c;
+        if (in >> when >> c.oid && std::getline(in >> std::ws, c.name) && is_oid(c.oid))
+            out.push_back({c.oid, c.name, iso_time(static_cast<std::time_t>(when)) + "Z"});
+    }
+    struct stat st{};
+    std::string when = ::stat((repo_watch_dir(common) / "tips").c_str(), &st) != 0
+                           ? "unknown"
+                           : "after " + iso_time(st.st_mtime) + "Z (no watcher ran)";
+    for (const auto& [oid, name] : known_tips(common))
+        out.push_back({oid, name, when});
+    return out;
+}
+
+} // namespace
+
+std::vector<LostCommit> lost_commits(const fs::path& common)
+{
+    auto all = candidates(common);
+    std::set<std::string> oids;
+    for (const auto& c : all)
+        oids.insert(c.oid);
+    if (oids.empty())
+        return {};
+    // One walk (the hook's): a candidate is unreachable when no ref, HEAD or per-worktree
+    // ref reaches it; a missing object has nothing left to save.
+    std::string input;
+    for (const auto& oid : oids)
+        input += oid + "\n";
+    std::vector<std::string> tips;
+    RunResult present = Git(common).run({"cat-file", "--batch-check=%(objectname) %(objecttype)"}, input);
+    for (const auto& line : split(present.out, '\n'))
+        if (line.ends_with(" commit"))
+            tips.push_back(line.substr(0, line.find(' ')));
+    std::vector<std::string> hide;
+    for (const auto& ref : list_refs(common, list_worktrees(common)))
+        hide.push_back(ref.oid);
+    std::set<std::string> unreachable;
+    if (!tips.empty())
+        for (const auto& [tip, commits] : unique_commits(Git(common), tips, hide))
+            if (!commits.empty())
+                unreachable.insert(tip);
+    std::vector<LostCommit> out;
+    std::set<std::string> shown;
+    for (const auto& c : all)
+        if (unreachable.count(c.oid) && shown.insert(c.oid).second)
+            out.push_back(c);
+    return out;
+}
+
+int sweep_lost(const fs::path& common, const std::string& reason)
+{
+    auto lost = lost_commits(common);
+    if (lost.empty())
+        return 0;
+    Settings settings = read_settings(common);
+    RefTransaction tx;
+    for (const auto& c : lost)
+        tx.deletions.push_back({"refs/guard-watch/lost", c.oid});
+    int saved = 0;
+    for (const auto& v : judge_deletions(common, tx, settings, Clock::now() + std::chrono::seconds(30))) {
+        if (v.commits.empty())
+            continue;
+        auto it = std::find_if(lost.begin(), lost.end(), [&](const LostCommit& c) { return c.oid == v.deletion.old_oid; });
+        std::string name = it->name.starts_with("refs/heads/") ? it->name.substr(11) : fs::path(it->name).filename().string();
+        try {
+            PathLock lock(common, "refs/heads/" + name, settings.lock_timeout);
+            if (named_now(common, v.deletion.old_oid))
+                continue;
+            save_existing(common, name, v.deletion.old_oid, {.reason = reason});
+            ++saved;
+        } catch (const std::exception& e) {
+            spdlog::error("sweep: cannot save {} ({}): {}", name, v.deletion.old_oid, e.what());
+        }
+    }
+    return saved;
+}
+
+void sweep_before_gc(const fs::path& common) noexcept
+{
+    try {
+        if (int saved = sweep_lost(common, k_sweep_reason))
+            std::fprintf(stderr, "git-guard: saved %d lost commit(s) before gc could prune them (git guard list)\n", saved);
+    } catch (const std::exception& e) {
+        spdlog::error("sweep: {}", e.what()); // gc runs anyway: the sweep is a backstop
+    }
+}
+
+} // namespace guard

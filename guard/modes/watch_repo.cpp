@@ -1,0 +1,247 @@
+// The event layer's view of one repository. Every fact is asked of git (for-each-ref,
+// worktree list), so loose refs, packed-refs and reftable read alike; the watcher only
+// remembers the last answer and compares.
+#include "guard/modes/watch_repo.hpp"
+
+#include "guard/base/error.hpp"
+#include "guard/save/journal.hpp"
+#include "guard/base/lock.hpp"
+#include "guard/base/manifest.hpp"
+#include "guard/git/git.hpp"
+#include "guard/git/repo.hpp"
+#include "guard/modes/transaction.hpp"
+#include "guard/install/watch.hpp"
+#include "guard/modes/watch_lost.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <sys/stat.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <thread>
+
+namespace fs = std::filesystem;
+
+namespace guard {
+
+fs::path repo_watch_dir(const fs::path& common) { return common / "guard" / "watch"; }
+
+// One thing that lost its last name: a branch tip (`ref` set), a detached HEAD, or a whole
+// admin entry (`tree` set, `gone`), whose HEAD and copied index are then saved.
+struct RepoWatch::Lost {
+    std::string ref;    // refs/heads/x, or "" for a tree's HEAD
+    std::string oid;    // the tip or HEAD ("" for an unborn tree)
+    std::string now;    // its new value when it moved, "" when it is gone
+    std::string id;     // the admin entry ("" for the main tree)
+    KnownTree tree;
+    bool gone = false;  // the admin entry vanished
+};
+
+namespace {
+
+// The index file's identity: a rewrite (git renames index.lock over it) changes it.
+std::string file_stamp(const fs::path& file)
+{
+    struct stat st{};
+    if (::stat(file.c_str(), &st) != 0)
+        return "";
+    return std::to_string(st.st_ino) + ":" + std::to_string(st.st_size) + ":" +
+           std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec);
+}
+
+// Every ref git lists, as (oid, name); nothing when git cannot list them.
+std::optional<std::vector<std::pair<std::string, std::string>>> read_refs(const fs::path& common)
+{
+    RunResult r = Git(common).run({"for-each-ref", "--format=%(objectname) %(refname)"});
+    if (r.status != 0)
+        return std::nullopt;
+    std::vector<std::pair<std::string, std::string>> refs;
+    for (const auto& line : split(r.out, '\n'))
+        if (auto sp = line.find(' '); sp != std::string::npos)
+            refs.emplace_back(line.substr(0, sp), line.substr(sp + 1));
+    return refs;
+}
+
+} // namespace
+
+fs::path index_copy(const fs::path& common, const std::string& id)
+{
+    return repo_watch_dir(common) / ("index-" + (id.empty() ? std::string("main") : id));
+}
+
+RepoWatch::RepoWatch(fs::path common) : m_common(std::move(common)) { load(); }
+
+namespace {
+
+// The state file: records of six NUL-terminated fields (paths may hold any byte but NUL),
+// `tip oid ref` or `tree id head branch_ref path git_dir`, written whole and renamed.
+constexpr size_t k_fields = 6;
+
+std::vector<std::string> read_state(const fs::path& common)
+{
+    std::ifstream in(repo_watch_dir(common) / "tips", std::ios::binary);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    auto fields = split(text);
+    fields.resize(fields.size() - fields.size() % k_fields);
+    return fields;
+}
+
+} // namespace
+
+std::vector<std::pair<std::string, std::string>> known_tips(const fs::path& common)
+{
+    auto f = read_state(common);
+    std::vector<std::pair<std::string, std::string>> out;
+    for (size_t i = 0; i < f.size(); i += k_fields)
+        if (f[i] == "tip")
+            out.emplace_back(f[i + 1], f[i + 2]);
+        else if (f[i] == "tree" && f[i + 3].empty() && !f[i + 2].empty())
+            out.emplace_back(f[i + 2], f[i + 4]);
+    return out;
+}
+
+// What the last watcher knew: this one then saves what vanished while none ran.
+void RepoWatch::load()
+{
+    auto f = read_state(m_common);
+    for (size_t i = 0; i < f.size(); i += k_fields) {
+        if (f[i] == "tip")
+            m_tips[f[i + 2]] = f[i + 1];
+        else if (f[i] == "tree")
+            m_trees[f[i + 1]] = {f[i + 4], f[i + 5], f[i + 2], f[i + 3], ""};
+    }
+    m_learned = !f.empty();
+}
+
+void RepoWatch::store() const
+{
+    std::string text;
+    auto add = [&](std::initializer_list<std::string> fields) {
+        for (const auto& field : fields)
+            text += field + '\0';
+    };
+    for (const auto& [ref, oid] : m_tips)
+        add({"tip", oid, ref, "", "", ""});
+    for (const auto& [id, t] : m_trees)
+        add({"tree", id, t.head, t.branch_ref, t.path.string(), t.git_dir.string()});
+    std::error_code ec;
+    fs::create_directories(repo_watch_dir(m_common), ec);
+    fs::path file = repo_watch_dir(m_common) / "tips";
+    if (read_bytes(file).value_or("") == text)
+        return;
+    fs::path tmp = file.string() + ".tmp";
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        out << text;
+    }
+    fs::rename(tmp, file, ec);
+    if (ec)
+        spdlog::warn("watch: cannot record the tips of {}: {}", m_common.string(), ec.message());
+}
+
+std::vector<fs::path> RepoWatch::watched_dirs() const
+{
+    std::vector<fs::path> dirs{m_common, m_common / "worktrees", m_common / "reftable"};
+    std::error_code ec;
+    for (fs::recursive_directory_iterator it(m_common / "refs", ec), end; !ec && it != end; it.increment(ec))
+        if (it->is_directory(ec))
+            dirs.push_back(it->path());
+    dirs.push_back(m_common / "refs");
+    // Every admin entry on disk, known or not: one made since the last scan is watched
+    // before git has finished writing it, so its HEAD and index are never missed.
+    for (fs::directory_iterator it(m_common / "worktrees", ec), end; !ec && it != end; it.increment(ec))
+        if (it->is_directory(ec))
+            dirs.push_back(it->path());
+    return dirs;
+}
+
+bool RepoWatch::scan()
+{
+    std::error_code ec;
+    if (!fs::is_directory(m_common, ec))
+        return false;
+    auto refs = read_refs(m_common);
+    if (!refs)
+        refs = read_refs(m_common); // a ref store being packed right now answers next time
+    std::vector<Worktree> listed;
+    try {
+        listed = list_worktrees(m_common);
+    } catch (const Error& e) {
+        spdlog::warn("watch: cannot list the worktrees of {}: {}", m_common.string(), e.what());
+        return false;
+    }
+    if (!refs)
+        return false;
+    std::set<std::string> named;
+    std::map<std::string, std::string> tips;
+    for (const auto& [oid, ref] : *refs) {
+        named.insert(oid);
+        if (ref.starts_with("refs/heads/") && !is_save_ref(ref))
+            tips[ref] = oid;
+    }
+    std::map<std::string, KnownTree> trees;
+    for (const auto& t : listed) {
+        named.insert(t.head);
+        auto old = m_trees.find(t.name);
+        trees[t.name] = {t.path, t.git_dir, t.head, t.branch_ref, old == m_trees.end() ? "" : old->second.index_stamp};
+    }
+    std::vector<Lost> lost;
+    for (const auto& [ref, oid] : m_tips)
+        if (!named.count(oid))
+            lost.push_back({ref, oid, tips.count(ref) ? tips[ref] : "", "", {}, false});
+    for (const auto& [id, t] : m_trees) {
+        auto now = trees.find(id);
+        bool gone = now == trees.end();
+        bool head_lost = t.branch_ref.empty() && !t.head.empty() && !named.count(t.head) &&
+                         (gone || now->second.head != t.head);
+        if (head_lost || (gone && !id.empty()))
+            lost.push_back({"", t.head, gone ? "" : now->second.head, id, t, gone});
+    }
+    m_tips = std::move(tips);
+    m_trees = std::move(trees);
+    if (m_learned && !lost.empty())
+        save_lost(lost);
+    m_learned = true;
+    copy_indexes();
+    store();
+    return true;
+}
+
+// Copies each live tree's index when git rewrote it, so that a tree whose admin entry
+// vanishes with its index still has its staged state saved. Reads the index, never
+// writes it; the copy goes through a temporary name, so a kill leaves a whole copy.
+void RepoWatch::copy_indexes()
+{
+    std::error_code ec;
+    fs::create_directories(repo_watch_dir(m_common), ec);
+    for (auto& [id, t] : m_trees) {
+        fs::path index = t.git_dir / "index";
+        std::string stamp = file_stamp(index);
+        if (stamp.empty() || stamp == t.index_stamp)
+            continue;
+        fs::path copy = index_copy(m_common, id);
+        fs::path tmp = copy.string() + ".tmp";
+        fs::copy_file(index, tmp, fs::copy_options::overwrite_existing, ec);
+        if (!ec)
+            fs::rename(tmp, copy, ec);
+        if (ec) {
+            spdlog::warn("watch: cannot copy the index of {}: {}", t.path.string(), ec.message());
+            fs::remove(tmp, ec);
+            continue;
+        }
+        t.index_stamp = stamp;
+    }
+}
+
+void RepoWatch::save_lost(const std::vector<Lost>& lost)
+{
+    std::vector<LostTip> tips;
+    for (const auto& l : lost)
+        tips.push_back({l.ref, l.oid, l.now, l.tree.path.string(), l.tree.branch_ref, l.gone,
+                        l.gone ? index_copy(m_common, l.id) : fs::path()});
+    save_vanished(m_common, tips);
+}
+
+} // namespace guard

@@ -1,0 +1,125 @@
+// The time layer. A kept private index per tree (git's own staging: filters, attributes,
+// fsmonitor where the user enabled it) makes an unchanged tree cost one stat pass of
+// `git add -A` and write nothing: its blobs and trees exist already, and an unchanged
+// (HEAD, index, working state) triple makes no commit and no ref.
+#include "guard/modes/watch_snapshot.hpp"
+
+#include "guard/save/chain.hpp"
+#include "guard/base/clock.hpp"
+#include "guard/base/error.hpp"
+#include "guard/install/watch.hpp"
+#include "guard/save/journal.hpp"
+#include "guard/save/layout.hpp"
+#include "guard/base/manifest.hpp"
+#include "guard/git/git.hpp"
+#include "guard/git/repo.hpp"
+#include "guard/save/snapshot.hpp"
+#include "guard/judge/work.hpp"
+
+#include <spdlog/spdlog.h>
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+namespace guard {
+
+namespace {
+
+std::string tree_of(const Git& git, const std::string& commit)
+{
+    return first_line_of(git.out({"rev-parse", commit + "^{tree}"}, "read the tree of " + commit));
+}
+
+} // namespace
+
+// THE one place a snapshot commit becomes a save: a link on its tree's chain
+// (refs/stranded/chain/tree/<name>, append_save), so the refs do not grow with the
+// snapshots; its handle is refs/stranded/<name>/<stamp>, as an in-place save's.
+Saved keep_snapshot(const fs::path& common, const std::string& name, const std::string& commit,
+                    const SaveOptions& options)
+{
+    Saved s = append_save(common, name, commit, read_settings(common).lock_timeout);
+    // Journaled, never pushed or notified one by one: a snapshot is the time layer's
+    // routine, not an event for an orchestrator.
+    journal_append(common, {.kind = "save", .ref = s.ref, .commit = commit, .path = options.path,
+                            .branch = options.branch, .reason = options.reason});
+    return s;
+}
+
+// Snapshots one live tree when its state differs from its last snapshot; returns whether
+// it made one. Writes only objects, the kept index and a new save ref.
+bool Snapshots::snapshot_tree(const fs::path& common, const std::string& id, const KnownTree& t)
+{
+    std::error_code ec;
+    if (!fs::is_directory(t.path, ec) || !fs::exists(t.path / ".git", ec) || t.head.empty())
+        return false;
+    fs::path kept = repo_watch_dir(common) / ("snapshot-index-" + (id.empty() ? std::string("main") : id));
+    fs::path copy = index_copy(common, id);
+    Git git(t.git_dir, t.path);
+    if (!fs::exists(kept, ec))
+        fs::copy_file(copy, kept, ec); // seeded once: its stat data makes the next add cheap
+    Git staged = git.with_index(kept);
+    RunResult add = staged.run({"add", "-A", "--ignore-errors", "--", "."});
+    if (add.status != 0 && add.status != 1)
+        throw Error("git add -A into the kept index failed: " + add.err);
+    std::string work_tree = first_line_of(staged.out({"write-tree"}, "write the working state"));
+    RunResult index = git.with_index(copy).run({"write-tree"});
+    std::string index_tree = index.status == 0 ? first_line_of(index.out) : work_tree;
+    std::string state = t.head + " " + index_tree + " " + work_tree;
+    // Kept on disk too: a restarted watcher makes no second snapshot of the same state.
+    fs::path state_file = repo_watch_dir(common) / ("snapshot-state-" + (id.empty() ? std::string("main") : id));
+    auto& last = m_states[common.string() + "\n" + id];
+    if (last.empty())
+        last = read_bytes(state_file).value_or("");
+    if (last == state)
+        return false;
+    auto remember = [&] {
+        last = state;
+        write_bytes(state_file, state, fs::perms(0644));
+    };
+    std::string head_tree = tree_of(git, t.head);
+    if (work_tree == head_tree && index_tree == head_tree) {
+        remember();
+        return false; // clean: HEAD holds it all
+    }
+    Work w;
+    w.path = t.path.string();
+    w.branch = t.branch_ref.starts_with("refs/heads/") ? t.branch_ref.substr(11) : "";
+    w.head = t.head;
+    for (const auto& path : split(git.out({"diff-tree", "-r", "-z", "--name-only", head_tree, work_tree}, "diff")))
+        w.changes.push_back({path, ChangeKind::modified});
+    Settings settings = read_settings(common);
+    std::string commit = write_save(Git(common), w, {work_tree, index_tree, {}}, settings, "snapshot");
+    keep_snapshot(common, t.path.filename().string(), commit,
+                  {.reason = "snapshot", .ref_prefix = "refs/stranded", .tree = work_tree, .path = w.path,
+                   .branch = w.branch});
+    remember(); // only a kept snapshot counts: a failed one is tried again next interval
+    return true;
+}
+
+void Snapshots::take(const std::map<std::string, std::unique_ptr<RepoWatch>>& repos)
+{
+    auto now = Clock::now();
+    m_due = now + std::chrono::hours(24);
+    for (const auto& [name, repo] : repos) {
+        long long interval = snapshot_interval(repo->common());
+        for (const auto& [id, tree] : repo->trees()) {
+            auto& due = m_next[name + "\n" + id];
+            if (interval <= 0)
+                continue;
+            if (due == Clock::time_point{} || now >= due) {
+                try {
+                    if (snapshot_tree(repo->common(), id, tree))
+                        m_last = utc_millis("%Y-%m-%dT%H:%M:%S");
+                } catch (const std::exception& e) {
+                    // A full disk or a tree mid-change: said once per interval, tried again at the next.
+                    spdlog::warn("watch: cannot snapshot {}: {}", tree.path.string(), e.what());
+                }
+                due = now + std::chrono::seconds(interval);
+            }
+            m_due = std::min(m_due, due);
+        }
+    }
+}
+
+} // namespace guard

@@ -1,0 +1,38 @@
+#pragma once
+// The time layer (DESIGN §15): each live worktree of a watched repository is saved when it
+// changed, at most every guard.snapshotInterval seconds, into the in-place namespace.
+
+#include "guard/save/snapshot.hpp"
+#include "guard/modes/watch_repo.hpp"
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <string>
+
+namespace guard {
+
+class Snapshots {
+public:
+    // Snapshots every tree whose interval has passed and that changed since its last
+    // snapshot; an unchanged tree costs a status-like comparison and writes nothing.
+    void take(const std::map<std::string, std::unique_ptr<RepoWatch>>& repos);
+    std::chrono::steady_clock::time_point due() const { return m_due; }
+    std::string last() const { return m_last; }                 // UTC of the last snapshot
+    long long interval() const { return m_interval; }           // the default repositories use
+
+private:
+    bool snapshot_tree(const std::filesystem::path& common, const std::string& id, const KnownTree& tree);
+    std::chrono::steady_clock::time_point m_due = std::chrono::steady_clock::now() + std::chrono::hours(24);
+    std::map<std::string, std::chrono::steady_clock::time_point> m_next; // "<common>\n<id>" -> due
+    std::map<std::string, std::string> m_states;  // "<common>\n<id>" -> "HEAD index work" last saved
+    std::string m_last;
+    long long m_interval = 60;
+};
+
+// THE one place a snapshot commit `commit` of the tree named `name` becomes a save (an
+// in-place save today; the per-tree chain where it exists). Returns the verified save.
+Saved keep_snapshot(const std::filesystem::path& common, const std::string& name, const std::string& commit,
+                    const SaveOptions& options);
+
+} // namespace guard

@@ -1,0 +1,261 @@
+// Chains: link commits written by git fast-import, moved forward only, read back.
+#include "guard/save/chain.hpp"
+
+#include "guard/save/layout.hpp"
+#include "guard/base/lock.hpp"
+#include "guard/save/saveref.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <ctime>
+#include <map>
+
+namespace fs = std::filesystem;
+
+namespace guard {
+
+namespace {
+
+constexpr const char* k_in_place = "refs/stranded/";
+
+// Records of `fields` NUL-terminated fields, each record ending in a newline (git log's
+// and for-each-ref's --format=...%x00 output). Counting fields keeps a message that holds
+// a newline after a NUL-free field from splitting a record.
+std::vector<std::vector<std::string>> records_of(const std::string& out, size_t fields)
+{
+    std::vector<std::vector<std::string>> records;
+    std::vector<std::string> record;
+    for (size_t at = 0; at < out.size();) {
+        if (record.empty() && out[at] == '\n') {
+            ++at;
+            continue;
+        }
+        size_t end = out.find('\0', at);
+        if (end == std::string::npos)
+            break;
+        record.push_back(out.substr(at, end - at));
+        at = end + 1;
+        if (record.size() == fields)
+            records.push_back(std::move(record)), record.clear();
+    }
+    return records;
+}
+
+struct Tip {
+    std::string oid;    // "" when the chain does not exist yet
+    std::string handle; // the newest link's handle (saved or dropped)
+};
+
+Tip read_tip(const Git& git, const std::string& chain)
+{
+    RunResult r = git.run({"for-each-ref", "--format=%(refname)%00%(objectname)%00"
+                                           "%(trailers:key=Stranded-Save,valueonly,separator=)%00"
+                                           "%(trailers:key=Stranded-Drop,valueonly,separator=)%00",
+                           chain});
+    if (r.status != 0)
+        throw Error("cannot read the chain " + chain + ": " + r.err);
+    for (const auto& f : records_of(r.out, 4))
+        if (f[0] == chain)
+            return {f[1], f[2].empty() ? f[3] : f[2]};
+    return {};
+}
+
+// The messages of `commits`, by id, in one git.
+std::map<std::string, std::string> messages_of(const Git& git, const std::vector<Link>& links)
+{
+    std::string ids;
+    for (const auto& l : links)
+        ids += l.commit + "\n";
+    RunResult r = git.run({"log", "--no-walk=unsorted", "--stdin", "--format=%H%x00%B%x00"}, ids);
+    if (r.status != 0)
+        throw Error("cannot read the saves to append: " + r.err);
+    std::map<std::string, std::string> out;
+    for (const auto& f : records_of(r.out, 2))
+        out[f[0]] = f[1];
+    return out;
+}
+
+// A link's message: the save's own facts (its body and trailers, when git-guard made it),
+// so a listing reads every save from its chain alone, then the handle.
+std::string link_message(const std::string& handle, const std::string& save_message, const char* key)
+{
+    std::string text = "stranded chain: " + handle + "\n\n";
+    auto body = save_message.find("\n\n");
+    if (key[0] == 'S' && save_message.find("\nStranded-Head: ") != std::string::npos && body != std::string::npos) {
+        std::string facts = save_message.substr(body + 2);
+        while (!facts.empty() && facts.back() == '\n')
+            facts.pop_back();
+        text += facts + "\n";
+    }
+    return text + "Stranded-" + key + ": " + handle + "\n";
+}
+
+void add_commit(std::string& stream, const std::string& chain, int mark, const std::string& message,
+                const std::string& from)
+{
+    Identity id;
+    stream += "commit " + chain + "\nmark :" + std::to_string(mark) + "\ncommitter " + id.name + " <" +
+              id.email + "> " + std::to_string(std::time(nullptr)) + " +0000\ndata " +
+              std::to_string(message.size()) + "\n" + message + "\n";
+    if (!from.empty())
+        stream += "from " + from + "\n";
+}
+
+// The links above `old` on `chain`, read back newest first: (first parent, second parent, handle).
+std::vector<std::vector<std::string>> new_links(const Git& git, const std::string& chain, const std::string& old)
+{
+    std::vector<std::string> args = {"log", "--first-parent", "--format=%H%x00%P%x00"
+                                                              "%(trailers:key=Stranded-Save,valueonly,separator=)%x00"
+                                                              "%(trailers:key=Stranded-Drop,valueonly,separator=)%x00",
+                                     chain};
+    if (!old.empty())
+        args.push_back("^" + old);
+    RunResult r = git.run(args);
+    if (r.status != 0)
+        throw Error("cannot read back the chain " + chain + ": " + r.err);
+    return records_of(r.out, 4);
+}
+
+void check_links(const Git& git, const std::string& chain, const std::string& old, const std::vector<Link>& links)
+{
+    auto read = new_links(git, chain, old);
+    size_t root = old.empty() ? 1 : 0;
+    if (read.size() != links.size() + root || (root && !read.back()[1].empty()))
+        throw Error("verification failed: " + chain + " does not hold the " + std::to_string(links.size()) +
+                    " link(s) just appended");
+    for (size_t i = 0; i < links.size(); ++i) {
+        const auto& f = read[links.size() - 1 - i];
+        auto parents = split(f[1], ' ');
+        bool drop = links[i].commit.empty();
+        bool ok = drop ? parents.size() == 1 && f[3] == links[i].handle
+                       : parents.size() == 2 && parents[1] == links[i].commit && f[2] == links[i].handle;
+        std::string below = i == 0 && !old.empty() ? old : read[links.size() - i][0];
+        if (!ok || parents[0] != below)
+            throw Error("verification failed: " + chain + " does not reach the save " + links[i].handle);
+    }
+}
+
+} // namespace
+
+std::string tree_chain(const std::string& name)
+{
+    std::string part = ref_component(name);
+    return std::string(k_chain_prefix) + "tree/" + (part.empty() ? "tree" : part);
+}
+
+std::string chain_of_handle(const std::string& handle)
+{
+    if (!handle.starts_with(k_in_place))
+        return k_archive_chain;
+    std::string rest = handle.substr(std::string(k_in_place).size());
+    return tree_chain(rest.substr(0, rest.rfind('/')));
+}
+
+std::string chain_lock_key(const std::string& chain) { return "chain:" + chain; }
+
+bool is_chain_ref(const std::string& ref)
+{
+    return ref == k_archive_chain || ref.starts_with(std::string(k_chain_prefix) + "tree/");
+}
+
+std::string append_links(const Git& git, const std::string& chain, const std::vector<Link>& links)
+{
+    Tip tip = read_tip(git, chain);
+    auto messages = messages_of(git, links);
+    std::string stream;
+    int mark = 0;
+    if (tip.oid.empty())
+        add_commit(stream, chain, ++mark, "stranded chain: " + chain + "\n\nStranded-Chain: " + chain + "\n", "");
+    for (const auto& l : links) {
+        bool drop = l.commit.empty();
+        std::string from = mark == 0 ? tip.oid : ":" + std::to_string(mark);
+        add_commit(stream, chain, ++mark, link_message(l.handle, drop ? "" : messages[l.commit], drop ? "Drop" : "Save"),
+                   from);
+        if (!drop)
+            stream += "merge " + l.commit + "\n";
+    }
+    std::vector<std::string> args = hooks_off(git);
+    // fast-import moves the ref only when its old value is an ancestor of the new one:
+    // forward only, by git's own check, and none of our hooks runs.
+    args.insert(args.end(), {"fast-import", "--quiet"});
+    RunResult r = git.run(args, stream + "done\n");
+    if (r.status != 0)
+        throw Error("cannot append to the chain " + chain + ": git fast-import: " + first_line_of(r.err));
+    check_links(git, chain, tip.oid, links);
+    return first_line_of(git.out({"rev-parse", "--verify", chain}, "read back " + chain));
+}
+
+Saved append_save(const fs::path& common, const std::string& name, const std::string& commit,
+                  std::chrono::seconds lock_timeout)
+{
+    Git git(common);
+    std::string chain = tree_chain(name);
+    PathLock lock(common, chain_lock_key(chain), lock_timeout);
+    std::string base = stranded_ref_name(name, "refs/stranded");
+    std::string newest = read_tip(git, chain).handle, handle = base;
+    if (newest == base || newest.starts_with(base + "-"))
+        handle = base + "-" + std::to_string(newest == base ? 2 : std::atoi(newest.c_str() + base.size() + 1) + 1);
+    append_links(git, chain, {{handle, commit}});
+    Saved s;
+    s.ref = handle;
+    s.commit = commit;
+    s.tree = first_line_of(git.out({"rev-parse", "--verify", commit + "^{tree}"}, "read back the save " + handle));
+    s.base = commit;
+    return s;
+}
+
+void verify_link(const Git& git, const Saved& s)
+{
+    std::string chain = chain_of_handle(s.ref);
+    RunResult r = git.run({"log", "--first-parent", "-n", "64", "--format=%P%x00%(trailers:key=Stranded-Save,valueonly,separator=)%x00", chain});
+    for (const auto& f : records_of(r.out, 2)) {
+        auto parents = split(f[0], ' ');
+        if (f[1] != s.ref || parents.size() != 2)
+            continue;
+        RunResult tree = git.run({"rev-parse", "--verify", parents[1] + "^{tree}"});
+        if (parents[1] == s.commit && first_line_of(tree.out) == s.tree)
+            return;
+    }
+    throw Error("verification failed: " + chain + " does not hold the save " + s.ref + " at " + s.commit);
+}
+
+std::vector<std::vector<std::string>> chain_records(const fs::path& common)
+{
+    Git git(common);
+    RunResult refs = git.run({"for-each-ref", "--format=%(refname)", k_chain_prefix});
+    std::vector<std::string> args = {"log", "--first-parent", "--topo-order", "--source",
+                                     "--format=%H%x00%S%x00%P%x00%ct%x00%(trailers:only,unfold)%x00%b%x00"
+                                     "%(trailers:key=Stranded-Save,valueonly,separator=)%x00"
+                                     "%(trailers:key=Stranded-Drop,valueonly,separator=)%x00"};
+    size_t chains = 0;
+    for (const auto& ref : split(refs.out, '\n'))
+        if (is_chain_ref(ref))
+            args.push_back(ref), ++chains;
+    if (chains == 0)
+        return {};
+    RunResult r = git.run(args);
+    if (r.status != 0)
+        throw Error("cannot list the chained saves: " + r.err);
+    std::vector<std::vector<std::string>> out;
+    std::map<std::string, bool> dropped;
+    for (auto& f : records_of(r.out, 8)) {
+        if (!f[7].empty()) {
+            dropped[f[7]] = true;
+            continue;
+        }
+        auto parents = split(f[2], ' ');
+        if (f[6].empty() || parents.size() != 2 || dropped.count(f[6]))
+            continue;
+        out.push_back({f[6], parents[1], f[3], f[4], f[5], f[0], f[1]});
+    }
+    return out;
+}
+
+void drop_link(const fs::path& common, const std::string& handle, std::chrono::seconds lock_timeout)
+{
+    std::string chain = chain_of_handle(handle);
+    PathLock lock(common, chain_lock_key(chain), lock_timeout);
+    append_links(Git(common), chain, {{handle, ""}});
+}
+
+} // namespace guard

@@ -1,0 +1,159 @@
+// Folding saves onto chains: links first, read back, then the names go (DESIGN §13).
+#include "guard/save/fold.hpp"
+
+#include "guard/save/chain.hpp"
+#include "guard/base/lock.hpp"
+#include "guard/base/progress.hpp"
+#include "guard/git/repo.hpp"
+#include "guard/save/saveref.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace fs = std::filesystem;
+
+namespace guard {
+
+namespace {
+
+constexpr std::size_t k_default_keep = 50;
+constexpr std::size_t k_chunk = 2000; // links per fast-import, refs per deleting transaction
+
+struct SaveName {
+    std::string ref;
+    std::string commit;
+};
+
+// Oldest first by the stamp ending the name (`YYYYMMDDTHHMMSS.mmmZ[-N]`), then by -N.
+bool older(const SaveName& a, const SaveName& b)
+{
+    auto key = [](const std::string& ref) {
+        std::string stamp = ref.substr(ref.rfind('/') + 1);
+        auto dash = stamp.find("Z-");
+        int n = dash == std::string::npos ? 1 : std::atoi(stamp.c_str() + dash + 2);
+        return std::pair{stamp.substr(0, dash == std::string::npos ? stamp.size() : dash + 1), n};
+    };
+    return key(a.ref) < key(b.ref);
+}
+
+// Branches some worktree has checked out (one restored by hand onto a save's own name).
+std::set<std::string> checked_out(const Git& git)
+{
+    std::set<std::string> out;
+    for (const auto& field : split(git.run({"worktree", "list", "--porcelain", "-z"}).out))
+        if (field.starts_with("branch "))
+            out.insert(field.substr(7));
+    return out;
+}
+
+// The save refs to fold, by chain, oldest first.
+std::map<std::string, std::vector<SaveName>> to_fold(const Git& git, std::size_t keep)
+{
+    RunResult r = git.run({"for-each-ref", "--format=%(refname) %(objectname)", "refs/heads/stranded/",
+                           "refs/stranded/"});
+    if (r.status != 0)
+        throw Error("cannot list the saves to fold: " + r.err);
+    std::vector<SaveName> branches, in_place;
+    for (const auto& line : split(r.out, '\n')) {
+        auto space = line.rfind(' ');
+        if (space == std::string::npos)
+            continue;
+        SaveName s{line.substr(0, space), line.substr(space + 1)};
+        if (!is_chain_ref(s.ref))
+            (s.ref.starts_with("refs/heads/") ? branches : in_place).push_back(s);
+    }
+    std::map<std::string, std::vector<SaveName>> chains;
+    if (branches.size() > keep) {
+        std::sort(branches.begin(), branches.end(), older);
+        auto busy = checked_out(git);
+        for (size_t i = 0; i + keep < branches.size(); ++i)
+            if (!busy.count(branches[i].ref))
+                chains[k_archive_chain].push_back(branches[i]);
+    }
+    std::sort(in_place.begin(), in_place.end(), older);
+    for (size_t i = 0; i + keep < in_place.size(); ++i)
+        chains[chain_of_handle(in_place[i].ref)].push_back(in_place[i]);
+    for (auto& [chain, saves] : chains)
+        std::sort(saves.begin(), saves.end(), older);
+    return chains;
+}
+
+// The folded names go, each only if it still holds its save; nothing runs a hook (ours
+// would refuse deleting a save), and a packed-refs lock held by the git we run under
+// fails fast instead of waiting: the next fold retries.
+void delete_names(const Git& git, const std::vector<SaveName>& saves)
+{
+    std::string input = "start\n";
+    for (const auto& s : saves)
+        input += "delete " + s.ref + " " + s.commit + "\n";
+    std::vector<std::string> args = hooks_off(git);
+    args.insert(args.end(), {"-c", "core.packedRefsTimeout=0", "update-ref", "-m", "git-guard: fold", "--stdin"});
+    RunResult r = git.run(args, input + "commit\n");
+    if (r.status != 0)
+        spdlog::warn("folded {} save(s) but could not delete their refs (they stay listed once): {}",
+                     saves.size(), first_line_of(r.err));
+}
+
+void fold_chain(const Git& git, const std::string& chain, const std::vector<SaveName>& saves, Progress& meter,
+                std::size_t& done)
+{
+    PathLock lock(git.common(), chain_lock_key(chain), read_settings(git.common()).lock_timeout);
+    for (size_t at = 0; at < saves.size(); at += k_chunk) {
+        std::vector<SaveName> part(saves.begin() + static_cast<long>(at),
+                                   saves.begin() + static_cast<long>(std::min(saves.size(), at + k_chunk)));
+        std::vector<Link> links;
+        for (const auto& s : part)
+            links.push_back({s.ref, s.commit});
+        append_links(git, chain, links); // read back: the chain reaches every one of them
+        delete_names(git, part);         // only now may a name go
+        done += part.size();
+        meter.update(done);
+        spdlog::info("folded {} save(s) into {}", part.size(), chain);
+    }
+}
+
+} // namespace
+
+std::size_t keep_branches(const fs::path& common)
+{
+    for (const auto& [key, value] : guard_config(common))
+        if (key == "guard.keepbranches") {
+            long n = std::atol(value.c_str());
+            return n >= 0 && !value.empty() && value.find_first_not_of("0123456789") == std::string::npos
+                       ? static_cast<std::size_t>(n)
+                       : k_default_keep;
+        }
+    return k_default_keep;
+}
+
+Folded fold_saves(const fs::path& common, std::optional<std::size_t> keep)
+{
+    Git git(common);
+    auto chains = to_fold(git, keep.value_or(keep_branches(common)));
+    Folded folded;
+    std::size_t total = 0, done = 0;
+    for (const auto& [chain, saves] : chains)
+        total += saves.size();
+    Progress meter("git-guard: folding saves", total);
+    for (const auto& [chain, saves] : chains) {
+        fold_chain(git, chain, saves, meter, done);
+        (chain == k_archive_chain ? folded.branches : folded.loose) += saves.size();
+    }
+    if (total)
+        meter.done();
+    return folded;
+}
+
+void fold_beyond_keep(const fs::path& common)
+{
+    try {
+        fold_saves(common);
+    } catch (const std::exception& e) {
+        spdlog::warn("cannot fold the oldest saves yet (they stay branches): {}", e.what());
+    }
+}
+
+} // namespace guard

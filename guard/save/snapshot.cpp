@@ -1,0 +1,182 @@
+// The engine's saves (DESIGN §5): a tree's work staged by git into a commit of layout 2,
+// a moved-aside or unreadable tree's files, and the whole path from a tree to a verified save.
+#include "guard/save/snapshot.hpp"
+
+#include "guard/save/saveref.hpp"
+
+#include "guard/save/journal.hpp"
+#include "guard/save/layout.hpp"
+#include "guard/base/lock.hpp"
+#include "guard/base/progress.hpp"
+#include "guard/save/report.hpp"
+
+#include <spdlog/spdlog.h>
+
+namespace fs = std::filesystem;
+
+namespace guard {
+
+namespace {
+
+std::string diffstat(const Git& git, const std::string& base, const std::string& tree)
+{
+    std::string from = base.empty() ? git.empty_tree() : base;
+    RunResult r = git.run({"diff", "--no-ext-diff", "--no-textconv", "--no-renames", "--shortstat", from, tree});
+    std::string text = first_line_of(r.out);
+    while (!text.empty() && text.front() == ' ')
+        text.erase(0, 1);
+    return text.empty() ? "no file changes" : text;
+}
+
+// An earlier save of `name` with this very tree, index and HEAD, so a repeated
+// save adds no duplicate ref.
+std::optional<Saved> find_equal_save(const Git& git, const std::string& name, const std::string& prefix,
+                                     const std::string& tree, const std::string& index_tree,
+                                     const Work& w)
+{
+    std::string ref = stranded_ref_name(name, prefix);
+    RunResult r = git.run({"for-each-ref",
+                           "--format=%(objectname) %(tree) %(parent) %(trailers:key=Stranded-Index-Tree,valueonly,separator=)",
+                           ref.substr(0, ref.rfind('/') + 1)});
+    for (const auto& line : split(r.out, '\n')) {
+        auto f = split(line, ' ');
+        if (f.size() < 3 || f[1] != tree || f.back() != index_tree)
+            continue;
+        bool same_parent = w.head ? f[2] == *w.head : f[2].empty();
+        if (!same_parent)
+            continue;
+        RunResult name_of = git.run({"for-each-ref", "--format=%(refname)", "--points-at", f[0],
+                                     ref.substr(0, ref.rfind('/') + 1)});
+        std::string found = first_line_of(name_of.out);
+        if (found.empty())
+            continue;
+        Saved s{found, f[0], tree, w.head.value_or(""), "already saved", true, true};
+        verify(git, s);
+        return s;
+    }
+    return std::nullopt;
+}
+
+void journal_save(const fs::path& common, const Work& w, const Saved& s, const SaveOptions& options)
+{
+    journal_record(common, {.kind = "save", .ref = s.ref, .commit = s.commit, .path = w.path,
+                            .branch = w.branch, .reason = options.reason, .detail = s.diffstat});
+}
+
+} // namespace
+
+std::optional<Saved> save_work(const fs::path& common, const Work& w, const std::string& name,
+                               const Settings& settings, const SaveOptions& options, EarlyStaging* early)
+{
+    if (w.verdict == Verdict::cannot_save)
+        throw Error(w.reason);
+    if (w.verdict == Verdict::clean)
+        return std::nullopt;
+    sweep_tmp(common);
+    Git store(common);
+    fs::path root = w.root.empty() ? w.path : w.root;
+    bool uncommitted = w.has_uncommitted() || !w.nested.empty();
+    if (!uncommitted && w.own_refs.empty()) {
+        if (!w.head || w.commits.empty())
+            return std::nullopt;
+        Saved s = point_at(common, name, *w.head, options);
+        journal_save(common, w, s, options);
+        return s;
+    }
+    Git git(w.git_dir, root);
+    // A meter on a terminal once the save has taken a second, as git prints one; nothing else.
+    Progress meter("git-guard: saving " + name, 3);
+    Staged staged = uncommitted ? stage_checkout(git, w, common, early, options.nested_saved ? &*options.nested_saved : nullptr)
+                                : Staged{first_line_of(store.out({"rev-parse", *w.head + "^{tree}"}, "read HEAD")),
+                                         "", {}};
+    if (!uncommitted)
+        staged.index_tree = staged.worktree_tree;
+    meter.update(1);
+    if (auto existing = find_equal_save(store, name, options.ref_prefix, staged.worktree_tree,
+                                        staged.index_tree, w))
+        return existing;
+    Saved s;
+    s.tree = staged.worktree_tree;
+    s.commit = write_save(store, w, staged, settings, options.reason);
+    meter.update(2);
+    s.made_commit = true;
+    s.base = w.head.value_or("");
+    s.ref = create_save(store, name, s.commit, options.ref_prefix);
+    verify(store, s);
+    meter.done();
+    s.diffstat = diffstat(store, s.base, s.tree);
+    spdlog::info("saved {} from {} to {} ({})", s.commit, w.path, s.ref, options.reason);
+    journal_save(common, w, s, options);
+    return s;
+}
+
+std::optional<Saved> save_husk(const fs::path& common, const fs::path& root, const std::optional<Worktree>& tree,
+                               const Settings& settings, const SaveOptions& options)
+{
+    Work w = tree ? inspect_admin(common, *tree, settings) : Work{};
+    w.path = root.string();
+    std::string name = root.filename().string();
+    Git store(common);
+    if (!w.head && !w.branch.empty()) {
+        RunResult tip = store.run({"rev-parse", "-q", "--verify", "refs/heads/" + w.branch});
+        if (tip.status == 0)
+            w.head = first_line_of(tip.out);
+    }
+    if (!w.root.empty())
+        return save_work(common, w, name, settings, options); // moved aside: its files are elsewhere
+    std::error_code ec;
+    if (!fs::exists(root, ec)) {
+        if (w.commits.empty() || !w.head)
+            return std::nullopt;
+        Saved s = point_at(common, name, *w.head, options);
+        journal_save(common, w, s, options);
+        return s;
+    }
+    Staged staged{stage_husk(common, root), "", {}};
+    staged.index_tree = staged.worktree_tree;
+    w.changes.push_back({".", ChangeKind::untracked, true, false});
+    Saved s;
+    s.tree = staged.worktree_tree;
+    s.commit = write_save(store, w, staged, settings, options.reason);
+    s.made_commit = true;
+    s.base = w.head.value_or("");
+    s.ref = create_save(store, name, s.commit, options.ref_prefix);
+    verify(store, s);
+    s.diffstat = diffstat(store, s.base, s.tree);
+    journal_save(common, w, s, options);
+    return s;
+}
+
+SaveResult save_path(const fs::path& start, const fs::path& path, const SaveOptions& options)
+{
+    // The tree names its own repository, so a save works from any directory.
+    std::error_code ec;
+    fs::path common = locate(fs::is_directory(path, ec) && fs::exists(path / ".git", ec) ? path : start).common;
+    Settings settings = read_settings(common);
+    Worktree tree = resolve_worktree(common, path);
+    PathLock lock(common, tree.path.string(), settings.lock_timeout);
+    // Re-read under the lock: another process may have saved or removed it meanwhile.
+    auto fresh = find_worktree(common, tree.path);
+    if (!fresh)
+        throw Error("'" + path.string() + "' is no longer a worktree: another process removed it");
+    SaveResult result;
+    std::string name = fresh->path.filename().string();
+    try {
+        std::optional<EarlyStaging> early;
+        if (options.stage_early && !fresh->prunable) {
+            sweep_tmp(common);
+            early.emplace(Git(fresh->git_dir, fresh->path), common);
+        }
+        result.work = fresh->prunable ? inspect_admin(common, *fresh, settings) : inspect_tree(*fresh, settings);
+        result.saved = save_work(common, result.work, name, settings, options, early ? &*early : nullptr);
+    } catch (const Error& e) {
+        if (result.work.path.empty())
+            result.work.path = fresh->path.string();
+        result.work.verdict = Verdict::cannot_save;
+        result.work.reason = e.what();
+        result.refused = refusal_message(result.work, e.what(), "save");
+    }
+    return result;
+}
+
+} // namespace guard

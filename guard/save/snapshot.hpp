@@ -1,0 +1,97 @@
+#pragma once
+
+#include "guard/judge/work.hpp"
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace guard {
+
+struct SaveOptions {
+    std::string reason = "save";                     // Stranded-Reason: the operation that forced the save
+    std::string ref_prefix = "refs/heads/stranded";  // or "refs/stranded" for in-place saves (C1)
+    // What the caller knows already, each sparing a git call in save_existing: the commit's
+    // tree, and the tree's absolute path and branch ("" when detached) for the journal,
+    // which otherwise reads them from the commit's trailers.
+    std::string tree;
+    std::string path;
+    std::string branch;
+    // save_path: git stages the tree beside the inspection (EarlyStaging), for callers
+    // that expect work (an explicit save, a destroyer that found some). A clean tree then
+    // costs a `git add -A` for nothing, so removals leave it off.
+    bool stage_early = false;
+    // When set, only the nested repositories and submodules at these paths (relative to
+    // the tree's root) are saved; the others stay out of the save (an in-place destroyer
+    // that leaves them alone). Unset: every one is saved.
+    std::optional<std::vector<std::string>> nested_saved;
+};
+
+// A verified save.
+struct Saved {
+    std::string ref;        // <ref_prefix>/<name>/<stamp>[-N]
+    std::string commit;     // hex
+    std::string tree;       // hex
+    std::string base;       // the commit the work sits on ("" when none)
+    std::string diffstat;   // one-line summary against `base`
+    bool made_commit = false;
+    bool existing = false;  // an earlier save already held exactly this work
+};
+
+// Saves `work` (as inspect_tree, inspect_admin or inspect_checkout found it) in
+// the repository at `common` (DESIGN §5, layout 2 of C1): git's own staging
+// into a private index, commit-tree, a new ref made with no hooks, read back.
+// Writes nothing to the tree's files, index, HEAD or branch. Returns nothing
+// when there was nothing to save. Throws Error when it cannot.
+class EarlyStaging;
+std::optional<Saved> save_work(const std::filesystem::path& common, const Work& work,
+                               const std::string& name, const Settings& settings,
+                               const SaveOptions& options, EarlyStaging* early = nullptr);
+
+// Points a new save ref `<ref_prefix>/<name>/<stamp>` at the existing commit
+// `commit` (hex), verified; no commit is made. Works in every repository
+// format git supports.
+Saved save_existing(const std::filesystem::path& git_dir, const std::string& name,
+                    const std::string& commit, const SaveOptions& options);
+
+// The files of `root`, a tree git can no longer read (a husk), with what its
+// admin entry `tree` still holds (when there is one), saved as `name`.
+std::optional<Saved> save_husk(const std::filesystem::path& common, const std::filesystem::path& root,
+                               const std::optional<Worktree>& tree, const Settings& settings,
+                               const SaveOptions& options);
+
+// One ref name component made valid by git check-ref-format's rules
+// (invalid characters become '-').
+std::string ref_component(std::string component);
+
+// `<prefix>/<name>/<stamp>`: each component made valid for a ref, stamped with
+// the UTC time to the millisecond (or $GIT_GUARD_STAMP, for tests).
+std::string stranded_ref_name(const std::string& name, const std::string& prefix = "refs/heads/stranded");
+
+struct SaveResult {
+    Work work;
+    std::optional<Saved> saved;
+    std::string refused;  // the DESIGN §8 message when the work could not be saved
+};
+
+// `git guard save`, the shim and removal: under the tree's lock, inspect `tree`
+// again and save its work. A tree whose directory is gone (or was moved aside)
+// is saved from its admin entry. A refusal (the work is then untouched) is
+// reported in `refused`; Error is thrown only when `tree` is not a worktree.
+SaveResult save_path(const std::filesystem::path& start, const std::filesystem::path& tree,
+                     const SaveOptions& options);
+
+// save_existing for many tips at once (the hook's `branch -D` of hundreds of branches):
+// one transaction creates every ref, one `rev-parse` reads them all back. `tips` are
+// (name, commit) pairs. Nothing, and nothing written, when the batch cannot be written as
+// one (a taken or blocked name, an unreadable commit): then save each with save_existing.
+// Throws Error when the refs were written but do not read back.
+std::optional<std::vector<Saved>> save_existing_batch(
+    const std::filesystem::path& git_dir, const std::vector<std::pair<std::string, std::string>>& tips,
+    const SaveOptions& options);
+
+// The short name a user types for `ref`: without refs/heads/ (refs/stranded/… stays whole).
+std::string short_ref(const std::string& ref);
+
+} // namespace guard

@@ -1,0 +1,348 @@
+// The save's trees, staged by git itself (DESIGN §5.2): a private copy of the
+// checkout's index, `git add`, `write-tree`. Filters, attributes, sparse and
+// split indexes, intent-to-add entries and conflicts behave as in git.
+#include "guard/save/staging.hpp"
+
+#include "guard/save/layout.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace guard {
+
+TempFile::TempFile(const fs::path& dir, const std::string& stem)
+{
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    std::string pattern = (dir / (stem + "-" + std::to_string(::getpid()) + "-XXXXXX")).string();
+    int fd = ec ? -1 : ::mkstemp(pattern.data());
+    if (fd < 0)
+        throw Error("cannot create a private file in " + dir.string() + ": " +
+                    (ec ? ec.message() : std::strerror(errno)));
+    ::close(fd);
+    m_path = pattern;
+}
+
+TempFile::~TempFile()
+{
+    std::error_code ec;
+    fs::remove(m_path, ec);
+    fs::remove(m_path.string() + ".lock", ec);
+}
+
+void sweep_tmp(const fs::path& common)
+{
+    // A killed save leaves its private index behind; an hour is far longer than any save.
+    std::error_code ec;
+    auto now = fs::file_time_type::clock::now();
+    auto cutoff = now - std::chrono::hours(1);
+    fs::path mark = common / "guard" / "swept";
+    if (fs::exists(mark, ec) && fs::last_write_time(mark, ec) > cutoff)
+        return; // swept within the hour: nothing a killed save left is old enough yet
+    fs::create_directories(common / "guard", ec);
+    std::ofstream{mark};
+    fs::last_write_time(mark, now, ec);
+    for (const auto& entry : fs::directory_iterator(common / "guard" / "tmp", ec)) {
+        std::error_code e;
+        if (fs::last_write_time(entry.path(), e) < cutoff && !e)
+            fs::remove_all(entry.path(), e);
+    }
+    // git's own half-written objects (tmp_obj_*, left when a write fails on a full disk).
+    for (const auto& dir : fs::directory_iterator(common / "objects", ec)) {
+        if (dir.path().filename().string().size() != 2)
+            continue;
+        std::error_code e;
+        for (const auto& entry : fs::directory_iterator(dir.path(), e))
+            if (entry.path().filename().string().starts_with("tmp_obj_") &&
+                fs::last_write_time(entry.path(), e) < cutoff && !e)
+                fs::remove(entry.path(), e);
+    }
+}
+
+namespace {
+
+// Runs `args` with `paths` on stdin, NUL-separated; nothing when there are none.
+void feed(const Git& git, const std::vector<std::string>& args, const std::vector<std::string>& paths,
+          const std::string& what)
+{
+    if (paths.empty())
+        return;
+    std::string input;
+    for (const auto& p : paths)
+        input += p + '\0';
+    git.out(args, what, input);
+}
+
+std::string write_tree(const Git& git, const std::string& what)
+{
+    std::string id = first_line_of(git.out({"write-tree"}, what));
+    if (!is_oid(id))
+        throw Error(what + ": git write-tree gave no tree id");
+    return id;
+}
+
+// Excluded paths go back as HEAD has them (LESSONS 7: staged, then put back,
+// never named to `git add`).
+void restore_excluded(const Git& git, const Work& w)
+{
+    std::vector<std::string> all, tracked;
+    for (const auto& e : w.excluded) {
+        all.push_back(e.path);
+        if (e.tracked)
+            tracked.push_back(e.path);
+    }
+    feed(git, {"update-index", "-z", "--force-remove", "--stdin"}, all, "put excluded paths back");
+    if (tracked.empty() || !w.head)
+        return;
+    std::vector<std::string> args = {"ls-tree", "-z", "--full-tree", *w.head, "--"};
+    args.insert(args.end(), tracked.begin(), tracked.end());
+    std::string entries = git.with_env("GIT_LITERAL_PATHSPECS", "1").out(args, "read excluded paths from HEAD");
+    if (!entries.empty())
+        git.out({"update-index", "-z", "--index-info"}, "put excluded paths back as HEAD has them", entries);
+}
+
+// Copies every object `commit` reaches from the nested store into `common`'s.
+void copy_objects(const Git& from, const fs::path& common, const std::string& commit)
+{
+    Git to(common);
+    if (to.run({"cat-file", "-e", commit + "^{commit}"}).status == 0)
+        return;
+    std::string pack = from.out({"pack-objects", "--revs", "--stdout", "-q"}, "pack the objects of " +
+                                from.work_tree().string(), commit + "\n");
+    to.out({"index-pack", "--stdin", "--fix-thin"}, "copy the objects of " + from.work_tree().string(), pack);
+}
+
+std::string stage_files(const Git& git, const fs::path& common, bool with_ignored = false);
+
+// A nested repository's save is written straight into the guarded store (its
+// own objects borrowed as an alternate), so the nested repository itself is
+// never written; its HEAD's history is copied in first.
+std::optional<NestedSave> save_nested(const Git& outer, const std::string& rel, const fs::path& common)
+{
+    fs::path root = outer.work_tree() / rel;
+    fs::path git_dir = git_dir_of(root);
+    std::error_code ec;
+    if (git_dir.empty() || !fs::exists(git_dir, ec)) {
+        // Its .git names no repository (git's own t2013 and t7112 break the link): no
+        // history to copy, but its files are saved, as a commit of their own.
+        spdlog::warn("nested repository {}: its git dir '{}' is gone; saving its files", root.string(),
+                     git_dir.string());
+        Git store(common);
+        Work w;
+        w.path = root.string();
+        w.changes.push_back({".", ChangeKind::untracked, true, false});
+        Staged files{stage_files(Git(common, root), common), "", {}};
+        files.index_tree = files.worktree_tree;
+        return NestedSave{rel, write_save(store, w, files, Settings{}, "nested"), "unborn", "detached"};
+    }
+    Work w = inspect_checkout(git_dir, root, Settings{});
+    Git own = Git(git_dir, root).isolated();
+    NestedSave n{rel, "", w.head.value_or("unborn"), w.branch.empty() ? "detached" : w.branch};
+    if (w.head)
+        copy_objects(own, common, *w.head);
+    if (!w.has_uncommitted() && w.nested.empty()) {
+        if (!w.head)
+            return std::nullopt; // an empty repository holds nothing
+        n.commit = *w.head;
+        return n;
+    }
+    Git git = own.with_env("GIT_OBJECT_DIRECTORY", absolute_path(common / "objects").string())
+                  .with_env("GIT_ALTERNATE_OBJECT_DIRECTORIES", absolute_path(own.common() / "objects").string());
+    Staged staged;
+    try {
+        staged = stage_checkout(git, w, common);
+    } catch (const Error& e) {
+        // Its own index is unreadable (git's own tests leave an empty one): every file on
+        // disk is staged from an empty index instead, so the outer save still goes ahead.
+        spdlog::warn("nested repository {}: {}; saving its files without its index", root.string(), e.what());
+        staged = {stage_files(git, common), "", {}};
+        staged.index_tree = staged.worktree_tree;
+    }
+    n.commit = write_save(git, w, staged, Settings{}, "nested");
+    // git writes no object an alternate already has: the staged and working blobs that the
+    // nested store held go into the guarded store now, or the save would point at nothing.
+    std::string revs = n.commit + "\n" + (w.head ? "^" + *w.head + "\n" : "");
+    std::string pack = git.out({"pack-objects", "--revs", "--stdout", "-q"}, "pack the save of " + root.string(), revs);
+    Git(common).out({"index-pack", "--stdin", "--fix-thin"}, "copy the save of " + root.string(), pack);
+    return n;
+}
+
+} // namespace
+
+namespace {
+
+// `file` as a copy of the checkout's own index (none: git starts from an empty one).
+void copy_index(const Git& git, const TempFile& file)
+{
+    std::error_code ec;
+    fs::path own = git.index();
+    if (fs::exists(own, ec)) {
+        if (!fs::copy_file(own, file.path(), fs::copy_options::overwrite_existing, ec))
+            throw Error("cannot copy the index of " + git.work_tree().string() + ": " + ec.message());
+    } else {
+        fs::remove(file.path(), ec);
+    }
+}
+
+const std::vector<std::string> k_add_all = {"add", "-A", "--sparse", "--", "."};
+
+// The second half: what only the inspection knows (hidden edits, kept ignored files,
+// excluded paths, nested saves), then S's tree.
+void finish_staging(const Git& g, const Work& w, Staged& st);
+
+} // namespace
+
+EarlyStaging::EarlyStaging(const Git& git, const fs::path& common)
+{
+    try {
+        m_index_copy = std::make_unique<TempFile>(common / "guard" / "tmp", "index");
+        m_added_copy = std::make_unique<TempFile>(common / "guard" / "tmp", "index");
+        copy_index(git, *m_index_copy);
+        copy_index(git, *m_added_copy);
+        m_write.emplace(git.with_index(m_index_copy->path()).start({"write-tree"}));
+        m_add.emplace(git.with_index(m_added_copy->path()).start(k_add_all));
+    } catch (const Error& e) {
+        spdlog::debug("early staging not started: {}", e.what()); // the usual staging runs
+    }
+}
+
+EarlyStaging::~EarlyStaging() = default; // the jobs are waited for, then the files go
+
+std::optional<EarlyStaging::Result> EarlyStaging::take()
+{
+    if (!m_write || !m_add)
+        return std::nullopt;
+    RunResult written = m_write->wait();
+    RunResult added = m_add->wait();
+    std::string tree = first_line_of(written.out);
+    if (written.status != 0 || added.status != 0 || !is_oid(tree)) {
+        spdlog::debug("early staging failed ({}{}); staging again", written.err, added.err);
+        return std::nullopt;
+    }
+    return Result{m_added_copy->path(), tree};
+}
+
+Staged stage_checkout(const Git& git, const Work& w, const fs::path& common, EarlyStaging* early,
+                      const std::vector<std::string>* nested_saved)
+{
+    // The early staging is what the lines below run when there is no conflict to record
+    // and no nested repository to leave out of `git add`.
+    if (early && w.unmerged.empty() && w.nested.empty()) {
+        if (auto done = early->take()) {
+            Staged st;
+            st.index_tree = done->index_tree;
+            finish_staging(git.with_index(done->index), w, st);
+            return st;
+        }
+    }
+    TempFile file(common / "guard" / "tmp", "index");
+    copy_index(git, file);
+    Git g = git.with_index(file.path());
+    Staged st;
+    std::error_code gone;
+    if (!git.work_tree().empty() && !fs::exists(git.work_tree(), gone)) {
+        // The tree's directory is gone: what its admin entry's index stages is all there is.
+        st.index_tree = write_tree(Git(git.git_dir()).with_index(file.path()),
+                                   "write the index of " + git.work_tree().string());
+        st.worktree_tree = st.index_tree;
+        return st;
+    }
+    // I: the index as staged; a conflict holds the working file's content, or nothing
+    // when a directory now stands at its path (its files are S's, through `add -A`).
+    std::vector<std::string> conflicts, replaced;
+    for (const auto& path : w.unmerged) {
+        std::error_code ec;
+        bool dir = fs::is_directory(fs::symlink_status(git.work_tree() / path, ec));
+        (dir ? replaced : conflicts).push_back(path);
+    }
+    feed(g, {"update-index", "-z", "--add", "--remove", "--stdin"}, conflicts, "record the conflicts");
+    feed(g, {"update-index", "-z", "--force-remove", "--stdin"}, replaced, "record the conflicts replaced by directories");
+    bool index_lost = false;
+    try {
+        st.index_tree = write_tree(g, "write the index of " + git.work_tree().string());
+    } catch (const Error& e) {
+        // The index names objects the store has lost (git's t1450 deletes a staged blob):
+        // what was staged cannot be written, but what is on disk can. Start from HEAD
+        // instead, with no stat data, so `add -A` below hashes every file afresh.
+        spdlog::warn("{}; saving the files of {} on HEAD instead", e.what(), git.work_tree().string());
+        g.out({"read-tree", w.head ? *w.head : "--empty"}, "start the save of " + git.work_tree().string() + " from HEAD");
+        index_lost = true;
+    }
+    for (const auto& rel : w.nested) {
+        if (nested_saved && std::find(nested_saved->begin(), nested_saved->end(), rel) == nested_saved->end()) {
+            spdlog::info("nested repository {} is left alone: not saved", rel);
+            continue;
+        }
+        if (auto n = save_nested(git, rel, common))
+            st.nested.push_back(*n);
+    }
+    std::vector<std::string> add = k_add_all;
+    for (const auto& rel : w.nested)
+        add.push_back(":(exclude,literal)" + rel);
+    g.out(add, "stage the working state of " + git.work_tree().string());
+    finish_staging(g, w, st);
+    if (index_lost)
+        st.index_tree = st.worktree_tree;
+    return st;
+}
+
+namespace {
+
+void finish_staging(const Git& g, const Work& w, Staged& st)
+{
+    std::vector<std::string> kept;
+    for (const auto& c : w.changes)
+        if (c.kind == ChangeKind::ignored)
+            kept.push_back(c.path);
+    Git literal = g.with_env("GIT_LITERAL_PATHSPECS", "1");
+    // One flag per call: update-index applies only the last of --no-skip-worktree
+    // and --no-assume-unchanged when both are given.
+    feed(g, {"update-index", "-z", "--no-skip-worktree", "--stdin"}, w.hidden, "unhide edited paths");
+    feed(g, {"update-index", "-z", "--no-assume-unchanged", "--stdin"}, w.hidden, "unhide edited paths");
+    feed(literal, {"add", "--sparse", "--pathspec-from-file=-", "--pathspec-file-nul"}, w.hidden,
+         "stage hidden edits");
+    feed(literal, {"add", "-f", "--sparse", "--pathspec-from-file=-", "--pathspec-file-nul"}, kept,
+         "stage guard.keepIgnored paths");
+    restore_excluded(g, w);
+    for (const auto& n : st.nested)
+        g.out({"update-index", "--add", "--cacheinfo", "160000," + n.commit + "," + n.path},
+              "record nested repository " + n.path);
+    st.worktree_tree = write_tree(g, "write the working state of " + g.work_tree().string());
+}
+
+} // namespace
+
+namespace {
+
+// Every file under `git`'s work tree, staged from an empty private index.
+std::string stage_files(const Git& git, const fs::path& common, bool with_ignored)
+{
+    TempFile file(common / "guard" / "tmp", "files");
+    std::error_code ec;
+    fs::remove(file.path(), ec); // an empty index
+    Git g = git.with_index(file.path());
+    std::vector<std::string> add = {"add", "-A"};
+    if (with_ignored)
+        add.push_back("-f");
+    add.insert(add.end(), {"--", "."});
+    g.out(add, "save the files of " + git.work_tree().string());
+    return write_tree(g, "write the files of " + git.work_tree().string());
+}
+
+} // namespace
+
+std::string stage_husk(const fs::path& common, const fs::path& root)
+{
+    // -f: a husk's own ignore rules may be gone with it; everything on disk is saved.
+    return stage_files(Git(common, root), common, true);
+}
+
+} // namespace guard

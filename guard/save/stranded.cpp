@@ -1,0 +1,263 @@
+// The saves of contract C1, both namespaces: listing, finding, dropping.
+#include "guard/save/stranded.hpp"
+
+#include "guard/save/backup.hpp"
+#include "guard/save/bundles.hpp"
+#include "guard/save/chain.hpp"
+#include "guard/save/folded.hpp"
+#include "guard/git/history.hpp"
+#include "guard/save/journal.hpp"
+#include "guard/git/process.hpp"
+#include "guard/git/repo.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <ctime>
+#include <map>
+#include <set>
+
+namespace fs = std::filesystem;
+
+namespace guard {
+
+namespace {
+
+constexpr const char* k_removal_prefix = "refs/heads/stranded/";
+constexpr const char* k_in_place_prefix = "refs/stranded/";
+
+std::string trailer(const std::string& trailers, const std::string& key)
+{
+    std::string text = "\n" + trailers;
+    auto at = text.find("\n" + key + ": ");
+    if (at == std::string::npos)
+        return "";
+    at += key.size() + 3;
+    return text.substr(at, text.find('\n', at) - at);
+}
+
+// git's for-each-ref, one record per save: fields split by NUL, records ending in NUL + LF.
+std::vector<std::vector<std::string>> for_each_save(const fs::path& common_dir, const std::string& format)
+{
+    auto r = run({find_real_git(), "--git-dir=" + common_dir.string(), "for-each-ref",
+                  "--format=" + format + "%00", k_removal_prefix, k_in_place_prefix});
+    if (r.status != 0)
+        throw Error("cannot list the saves: git for-each-ref: " + r.err);
+    std::vector<std::vector<std::string>> records(1);
+    for (size_t start = 0; start < r.out.size();) {
+        size_t end = r.out.find('\0', start);
+        if (end == std::string::npos)
+            break;
+        std::string field = r.out.substr(start, end - start);
+        start = end + 1;
+        if (field.starts_with("\n") && records.back().empty())
+            field.erase(0, 1);
+        records.back().push_back(field);
+        if (start < r.out.size() && r.out[start] == '\n') {
+            records.emplace_back();
+            ++start;
+        }
+    }
+    if (records.back().empty())
+        records.pop_back();
+    return records;
+}
+
+long long from_iso(const std::string& iso)
+{
+    std::tm tm{};
+    if (!strptime(iso.c_str(), "%Y-%m-%dT%H:%M:%S", &tm))
+        return 0;
+    return static_cast<long long>(timegm(&tm));
+}
+
+// The stamp ending the ref's name (`YYYYMMDDTHHMMSS.mmmZ[-N]`) as ISO 8601, or "".
+std::string stamp_time(const std::string& ref)
+{
+    std::string stamp = ref.substr(ref.rfind('/') + 1);
+    std::tm tm{};
+    if (stamp.size() < 19 || !strptime(stamp.substr(0, 15).c_str(), "%Y%m%dT%H%M%S", &tm))
+        return "";
+    char text[40];
+    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &tm);
+    return std::string(text) + "." + stamp.substr(16, 3) + "Z";
+}
+
+// `<name>` of `refs/…/stranded/<name>/<stamp>`: a branch or a tree's directory name.
+std::string ref_source(const std::string& ref)
+{
+    std::string rest = ref.substr(ref.starts_with(k_removal_prefix) ? 20 : 14);
+    return rest.substr(0, rest.rfind('/'));
+}
+
+void fill_from_journal(Save& s, const std::map<std::string, JournalEntry>& saves)
+{
+    auto it = saves.find(s.ref);
+    // Made here when this repository's journal recorded it; else it came from elsewhere.
+    s.foreign = it == saves.end() || (!it->second.event.commit.empty() && it->second.event.commit != s.commit);
+    if (it != saves.end()) {
+        const auto& e = it->second.event;
+        if (s.path.empty() && s.branch.empty()) {
+            s.path = e.path;
+            s.branch = e.branch;
+        }
+        if (s.reason.empty())
+            s.reason = e.reason;
+        if (s.time.empty())
+            s.time = it->second.time;
+    }
+    if (s.path.empty() && s.branch.empty())
+        s.branch = ref_source(s.ref); // saved before the journal: the name is all we know
+    if (s.reason.empty())
+        s.reason = "unknown (saved before the journal)";
+}
+
+Save make_save(const std::vector<std::string>& f, const std::map<std::string, JournalEntry>& saves)
+{
+    // f: ref, commit, committer time, trailers, body
+    Save s;
+    s.ref = f[0];
+    s.commit = f[1];
+    s.in_place = s.ref.starts_with(k_in_place_prefix);
+    const std::string& trailers = f[3];
+    std::string from = trailer(trailers, "Stranded-From");
+    std::string layout = trailer(trailers, "Stranded-Layout");
+    bool made = !from.empty() && !trailer(trailers, "Stranded-Head").empty();
+    s.kind = made ? "tree" : "commits";
+    s.layout = !made ? 0 : layout.empty() ? 1 : std::atoi(layout.c_str());
+    if (made) {
+        std::string branch = trailer(trailers, "Stranded-Branch");
+        from.starts_with("branch ") ? void(s.branch = from.substr(7)) : void(s.path = from);
+        if (s.branch.empty() && branch != "detached")
+            s.branch = branch;
+        s.reason = trailer(trailers, "Stranded-Reason");
+        auto held = f[4].find("Held ");
+        s.summary = held == std::string::npos ? "" : f[4].substr(held, f[4].find('\n', held) - held);
+    } else {
+        s.summary = "commits only: points at " + s.commit.substr(0, 12);
+    }
+    s.time = stamp_time(s.ref);
+    fill_from_journal(s, saves);
+    if (s.time.empty()) {
+        std::time_t t = std::atoll(f[2].c_str());
+        char text[40];
+        std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S.000Z", std::gmtime(&t));
+        s.time = text;
+    }
+    s.unix_time = from_iso(s.time);
+    return s;
+}
+
+bool matches(const Save& s, const ListOptions& o)
+{
+    if (s.in_place && !o.in_place)
+        return false;
+    if (!o.source.empty() && s.path.find(o.source) == std::string::npos &&
+        s.branch.find(o.source) == std::string::npos)
+        return false;
+    return s.unix_time >= o.since;
+}
+
+std::vector<Save> all_saves(const fs::path& common)
+{
+    std::map<std::string, JournalEntry> recorded; // the newest save record of each ref
+    auto journal = read_journal(common);
+    for (const auto& e : journal)
+        if (e.event.kind == "save" && !e.event.ref.empty())
+            recorded[e.event.ref] = e;
+    RecordSettings settings = read_record_settings(common);
+    auto pushed = backed_up(journal, settings.backup_remote);
+    std::vector<Save> out;
+    std::set<std::string> seen; // a save folded while its name stayed (a failed deletion) is listed once
+    for (const auto& f : for_each_save(common, "%(refname)%00%(objectname)%00%(committerdate:unix)%00"
+                                               "%(trailers:only,unfold)%00%(contents:body)")) {
+        if (f.size() < 5 || is_chain_ref(f[0]) || !seen.insert(f[0] + " " + f[1]).second)
+            continue;
+        Save s = make_save(f, recorded);
+        if (!settings.backup_remote.empty())
+            s.backed_up = pushed.count(s.ref + " " + s.commit) > 0;
+        out.push_back(std::move(s));
+    }
+    for (auto& s : bundle_saves(common, journal))
+        out.push_back(std::move(s));
+    add_chained(out, seen, chain_records(common), [&](const auto& f) { return make_save(f, recorded); },
+                settings.backup_remote.empty() ? nullptr : &pushed);
+    return out;
+}
+
+} // namespace
+
+// locate's answer (git's, so every repository format git supports works; asked once per
+// directory and process, and `git guard` has asked it for the log already).
+fs::path common_dir_of(const fs::path& start)
+{
+    return locate(start).common;
+}
+
+std::vector<SaveRef> save_refs(const fs::path& common_dir)
+{
+    std::vector<SaveRef> out;
+    for (const auto& f : for_each_save(common_dir, "%(refname)%00%(objectname)"))
+        if (f.size() >= 2)
+            out.push_back({f[0], f[1]});
+    return out;
+}
+
+std::vector<Save> list_saves(const fs::path& start, const ListOptions& options)
+{
+    std::vector<Save> out;
+    for (auto& s : all_saves(common_dir_of(start)))
+        if (matches(s, options))
+            out.push_back(std::move(s));
+    return out;
+}
+
+Save find_save(const fs::path& start, const std::string& name)
+{
+    std::vector<std::string> candidates = {name, "refs/heads/" + name, "refs/" + name,
+                                           k_removal_prefix + name, k_in_place_prefix + name};
+    auto saves = all_saves(common_dir_of(start));
+    for (const auto& c : candidates)
+        for (const auto& s : saves)
+            if (s.ref == c)
+                return s;
+    if (auto bundled = find_bundle_save(saves, name))
+        return *bundled;
+    throw Error("no save '" + name + "' (see 'git guard list --all')");
+}
+
+std::string drop_stranded(const fs::path& start, const std::string& name)
+{
+    Save s = find_save(start, name);
+    fs::path common = common_dir_of(start);
+    if (!s.bundle.empty())
+        return drop_bundle(common, s);
+    if (!s.chain.empty())
+        return drop_folded(common, s);
+    auto argv = git_without_hooks(common);
+    // No hook runs: ours refuses deleting a save with unique commits, and drop is how to let
+    // one go. The old value makes it fail rather than delete a ref that moved meanwhile.
+    for (const auto& word : {std::string("update-ref"), std::string("-d"), s.ref, s.commit})
+        argv.push_back(word);
+    auto r = run(argv);
+    if (r.status != 0)
+        throw Error("cannot drop " + s.ref + ": " + r.err);
+    spdlog::warn("dropped {} (was {})", s.ref, s.commit);
+    journal_record(common, {.kind = "drop", .ref = s.ref, .commit = s.commit, .path = s.path,
+                            .branch = s.branch, .reason = "drop", .detail = s.reason});
+    return s.ref;
+}
+
+std::vector<Save> drop_published(const fs::path& start)
+{
+    fs::path common = locate(start).common;
+    PublishedCheck published(common, read_settings(common));
+    std::vector<Save> dropped;
+    for (const auto& s : list_saves(start, {.in_place = true}))
+        if (s.bundle.empty() && published(s.commit, s.branch)) // a bundle's commits may be in no store to judge
+            dropped.push_back(s);
+    // Each one as listed, without finding it again: one transaction, one drop link per chain.
+    drop_all(common, dropped);
+    return dropped;
+}
+
+} // namespace guard

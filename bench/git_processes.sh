@@ -62,7 +62,8 @@ count() {
     shift
     rm -f "$trace"
     [[ $guarded == 1 ]] && path=$work/shim:$prefix/bin:$PATH # install's shim first, as a user has it
-    (cd "$work/case" && PATH=$path GIT_TRACE2_EVENT=$trace "$@" >/dev/null 2>&1) || true
+    # `command`: the git on PATH (the shim, when guarded), not this script's git function.
+    (cd "$work/case" && PATH=$path GIT_TRACE2_EVENT=$trace command "$@" >/dev/null 2>&1) || true
     grep -c '"event":"start"' "$trace" 2>/dev/null || echo 0
 }
 

@@ -140,8 +140,8 @@ bool named_now(const fs::path& common, const std::string& oid)
 
 void record_lost(const fs::path& common, const std::string& oid, const std::string& name)
 {
-    std::error_code ec;
-    fs::create_directories(repo_watch_dir(common), ec);
+    if (!make_watch_dir(common))
+        return;
     std::ofstream out(repo_watch_dir(common) / "lost", std::ios::app);
     out << std::time(nullptr) << " " << oid << " " << name << "\n";
 }

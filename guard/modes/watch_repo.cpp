@@ -28,6 +28,15 @@ namespace guard {
 
 fs::path repo_watch_dir(const fs::path& common) { return common / "guard" / "watch"; }
 
+bool make_watch_dir(const fs::path& common)
+{
+    std::error_code ec;
+    if (!fs::is_directory(common / "objects", ec))
+        return false;
+    fs::create_directories(repo_watch_dir(common), ec);
+    return !ec;
+}
+
 // One thing that lost its last name: a branch tip (`ref` set), a detached HEAD, or a whole
 // admin entry (`tree` set, `gone`), whose HEAD and copied index are then saved.
 struct RepoWatch::Lost {
@@ -127,7 +136,8 @@ void RepoWatch::store() const
     for (const auto& [id, t] : m_trees)
         add({"tree", id, t.head, t.branch_ref, t.path.string(), t.git_dir.string()});
     std::error_code ec;
-    fs::create_directories(repo_watch_dir(m_common), ec);
+    if (!make_watch_dir(m_common))
+        return;
     fs::path file = repo_watch_dir(m_common) / "tips";
     if (read_bytes(file).value_or("") == text)
         return;
@@ -215,7 +225,8 @@ bool RepoWatch::scan()
 void RepoWatch::copy_indexes()
 {
     std::error_code ec;
-    fs::create_directories(repo_watch_dir(m_common), ec);
+    if (!make_watch_dir(m_common))
+        return;
     for (auto& [id, t] : m_trees) {
         fs::path index = t.git_dir / "index";
         std::string stamp = file_stamp(index);

@@ -49,6 +49,11 @@ private:
 // `<common>/guard/watch/`: the watcher's copies of the indexes and its record of tips.
 std::filesystem::path repo_watch_dir(const std::filesystem::path& common);
 
+// Makes repo_watch_dir(`common`) while the repository is still there; false (and nothing
+// made) once `common` is gone, so a repository deleted under the watcher is never
+// recreated as a directory of state files.
+bool make_watch_dir(const std::filesystem::path& common);
+
 // The watcher's copy of admin entry `id`'s index ("" for the main tree), taken whenever git
 // rewrote it.
 std::filesystem::path index_copy(const std::filesystem::path& common, const std::string& id);

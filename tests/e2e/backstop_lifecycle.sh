@@ -60,6 +60,10 @@ run_cmd "$GUARD" -C "$TEST_ROOT/other" install --shim-dir "$TEST_ROOT/shim"
 poll 30 sh -c "\"$GUARD\" watch --status --json | grep -q '\"repositories\":2'" || fail "the second repository is not watched"
 rm -rf "$TEST_ROOT/other"
 poll 30 grep -q "dropped from the watch" "$WATCH_STATE/watch.log" || fail "the deleted repository was not dropped with a log line"
+# The deletion's own events reach the watcher while rm -rf runs: a state write then must not
+# make the directory again (it did: a new clone at that path then failed as "not empty").
+sleep 1
+assert_no_file "$TEST_ROOT/other" "the watcher recreated the deleted repository's directory"
 assert_contains "$(status_json)" "\"running\":true" "the watcher died with a deleted repository"
 
 section "--stop ends it; uninstalling the last repository ends it by itself"

@@ -48,7 +48,7 @@ fresh() {
     local dir=$work/$1
     rm -rf "$dir" "$dir.origin" "$dir.wt"
     git init -q --bare "$dir.origin"
-    git clone -q "$dir.origin" "$dir" 2>/dev/null
+    git clone -q "$dir.origin" "$dir" 2>/dev/null || { echo "git_processes: cannot clone into $dir (something made it again)" >&2; exit 1; }
     for f in a b c d; do echo "$f" >"$dir/$f.txt"; done
     git -C "$dir" add . && git -C "$dir" commit -qm init && git -C "$dir" push -q origin main
     if [[ $2 == 1 ]]; then

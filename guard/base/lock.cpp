@@ -62,9 +62,15 @@ std::string command_line(const std::string& proc)
 
 bip::file_lock open_lock(const fs::path& file)
 {
+    // `<common>/guard/locks`, made below a git dir that exists: a repository deleted while
+    // a lock was wanted (the watcher reacting to the deletion) is never made again.
     std::error_code ec;
-    fs::create_directories(file.parent_path(), ec);
-    if (ec)
+    fs::path locks = file.parent_path();
+    if (!fs::is_directory(locks.parent_path().parent_path(), ec))
+        throw Error("cannot lock in " + locks.parent_path().parent_path().string() + ": the git dir is gone");
+    fs::create_directory(locks.parent_path(), ec);
+    fs::create_directory(locks, ec);
+    if (!fs::is_directory(locks, ec))
         throw Error("cannot create " + file.parent_path().string() + ": " + ec.message());
     // Boost's file_lock only opens an existing file. This descriptor is closed before the
     // lock is taken, so closing it cannot drop anything.

@@ -116,6 +116,8 @@ std::string journal_append(const fs::path& common_dir, const JournalEvent& event
 {
     std::string line;
     try {
+        if (!fs::is_directory(common_dir)) // deleted meanwhile: a record must not make it again
+            throw std::runtime_error("the git dir is gone");
         fs::create_directories(common_dir / "guard");
         line = journal_json({event, now_iso(), static_cast<long long>(::getpid())}) + "\n";
         // O_APPEND and one write: lines of concurrent processes never interleave, and

@@ -125,6 +125,14 @@ BOOST_AUTO_TEST_CASE(lock_file_is_stable_per_key_and_under_common_dir)
                "the owner record outlived the lock");
 }
 
+BOOST_AUTO_TEST_CASE(a_git_dir_that_is_gone_is_never_made_again)
+{
+    TempRepo repo;
+    fs::path gone = repo.root() / "deleted.git";
+    BOOST_CHECK_THROW(PathLock(gone, "tree:/a", 0s), guard::Error);
+    BOOST_TEST(!fs::exists(gone), "taking a lock made a deleted repository's git dir again");
+}
+
 BOOST_AUTO_TEST_CASE(second_process_waits_until_first_releases)
 {
     TempRepo repo;

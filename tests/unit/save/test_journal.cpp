@@ -35,6 +35,14 @@ BOOST_AUTO_TEST_CASE(records_are_appended_oldest_first_and_never_truncated)
     BOOST_TEST(guard::read_journal(common)[0].event.kind == "discard", "reading truncated the journal");
 }
 
+BOOST_AUTO_TEST_CASE(a_record_never_makes_a_deleted_git_dir_again)
+{
+    TempRepo repo;
+    fs::path gone = repo.root() / "deleted.git";
+    guard::journal_append(gone, {.kind = "save", .ref = "refs/stranded/x/1"});
+    BOOST_TEST(!fs::exists(gone), "a journal record made a deleted repository's git dir again");
+}
+
 BOOST_AUTO_TEST_CASE(concurrent_processes_never_interleave_lines)
 {
     TempRepo repo;

@@ -7,6 +7,7 @@
 #   --git BINDIR   the directory of the real git the shim runs (e.g. /opt/git-2.55/bin)
 #   --bin DIR      git-guard's build (default build/bin)
 #   --mode MODE    unguarded, guarded or both (default both: unguarded first)
+#   --log DIR      keep each script's whole verbose output in DIR/<script>.<mode>.log
 #   SCRIPT...      default: the worktree and in-place destroyer scripts
 # Guarded runs install the guard as `git guard install` does, in every repository a script
 # makes: install runs once in a scratch repository; its hooks (the reference-transaction
@@ -17,12 +18,13 @@
 # directory, the test repository's work tree).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-src="" real="" bin=$root/build/bin modes=(unguarded guarded)
+src="" real="" bin=$root/build/bin modes=(unguarded guarded) log=""
 while (($#)); do
     case $1 in
     --src) src=${2:?}; shift 2 ;;
     --git) real=${2:?}; shift 2 ;;
     --bin) bin=${2:?}; shift 2 ;;
+    --log) log=$(mkdir -p "${2:?}" && cd "$2" && pwd); shift 2 ;;
     --mode) [[ ${2:-} == both ]] && modes=(unguarded guarded) || modes=("${2:?}"); shift 2 ;;
     -h | --help) sed -n '2,/^set -e/{/^set -e/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
     -*) echo "git_suite: unknown option '$1' (see --help)" >&2; exit 2 ;;
@@ -66,8 +68,11 @@ install_like_guard() {
 install_like_guard
 
 run() { # MODE SCRIPT: git's summary lines, on one line
+    local out=/dev/null verbose=()
+    [[ -z $log ]] || { out=$log/${2%.sh}.$1.log; verbose=(-v -x); }
     (cd "$src/t" && PATH=$real:$PATH GIT_TEST_DEFAULT_HASH=sha1 GIT_TEST_INSTALLED=$shim \
-        ./"$2" 2>&1 | grep -E '^# (passed|failed|still)|^not ok' | grep -v 'TODO known breakage' | tr '\n' ' ')
+        ./"$2" "${verbose[@]}" 2>&1 | tee "$out" | grep -E '^# (passed|failed|still)|^not ok' |
+        grep -v 'TODO known breakage' | tr '\n' ' ')
 }
 echo "git: $("$real/git" --version); git-guard: $bin"
 for mode in "${modes[@]}"; do

@@ -133,10 +133,26 @@ static void scan(const char* why, int* deletions, int* updates)
                         "with the guard off: git -c core.hooksPath=/dev/null ...\n");
 }
 
+// Whether this is a reftable repository git is still making: `git init
+// --ref-format=reftable` (and the clone that starts with it) writes HEAD into the new
+// ref store before it makes objects/. No commit exists that an update could leave on no
+// ref, and git itself does not yet take the directory for a repository, so the full
+// binary could only refuse (t5510 219, 222). Anything else without objects/ is judged.
+static int reftable_being_made(int reftable)
+{
+    char path[k_path_max + 16];
+    if (!reftable || !find_dirs())
+        return 0;
+    snprintf(path, sizeof path, "%s/objects", repo_common());
+    return access(path, F_OK) != 0 && errno == ENOENT;
+}
+
 // Whether the full binary must judge this prepared transaction.
 static int needs_judging(int reftable)
 {
     int deletions, updates;
+    if (reftable_being_made(reftable))
+        return 0;
     scan(NULL, &deletions, &updates);
     return updates > 0 || (deletions > 0 && !only_pruning() && !already_judged(reftable));
 }

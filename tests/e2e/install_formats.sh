@@ -93,6 +93,37 @@ exec $GUARD_BIN_DIR/git-guard-hook \"\$0\" \"\$1\""
     bundle=$(ls "$R/.git/guard/bundles/"*.bundle 2>/dev/null | head -1)
     assert_contains "$(git_real -C "$R" bundle list-heads "$bundle" 2>&1)" "$tip refs/heads/old-git" \
         "reftable without 'preparing': the unpushed commit of the deleted branch was destroyed, not kept in a bundle"
+
+    section "reftable: a repository made from a template that holds the guard's hook"
+    # Orchestrators give every new repository the guard through init.templateDir. While
+    # `git init --ref-format=reftable` writes HEAD there is no object store yet: the hook
+    # must let that be, where it once refused it as an unfindable repository (t5510).
+    mkdir -p "$TEST_ROOT/templates/hooks"
+    git_real init -q "$TEST_ROOT/tpl-source"
+    "$GUARD" -C "$TEST_ROOT/tpl-source" install --shim-dir "$TEST_ROOT/shim" >/dev/null
+    cp -p "$TEST_ROOT/tpl-source/.git/hooks/reference-transaction" "$TEST_ROOT/templates/hooks/"
+    for how in init clone; do
+        N=$TEST_ROOT/from-template-$how
+        if [[ $how == init ]]; then
+            run_cmd git_real -c guard.enabled=true init --ref-format=reftable --template="$TEST_ROOT/templates" "$N"
+        else
+            run_cmd git_real -c guard.enabled=true clone -q --ref-format=reftable \
+                --template="$TEST_ROOT/templates" "$TEST_ROOT/reftable" "$N"
+        fi
+        assert_eq 0 "$RC" "reftable: 'git $how' with the guard's hook in the template was refused: $ERR"
+        assert_not_contains "$ERR" "git-guard" "reftable: 'git $how' with the guard's hook printed the guard's words"
+    done
+    R=$TEST_ROOT/from-template-init
+    git_real -C "$R" config guard.enabled true
+    commit_file "$R" README readme
+    git_real -C "$R" checkout -q -b from-template
+    commit_file "$R" t.txt "unpushed in a templated repository" >/dev/null
+    tip=$(git_real -C "$R" rev-parse HEAD)
+    git_real -C "$R" checkout -q -
+    run_cmd git_real -C "$R" branch -D from-template
+    assert_eq 0 "$RC" "reftable from a template: git branch -D failed: $ERR"
+    assert_eq "$tip" "$(git_real -C "$R" rev-parse "$(newest_save "$R" from-template)" 2>&1)" \
+        "reftable from a template: the deleted branch's unpushed commit was destroyed, not saved"
 else
     echo "  skip reftable: $(git_real --version) has no --ref-format=reftable"
 fi

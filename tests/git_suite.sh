@@ -71,7 +71,7 @@ run() { # MODE SCRIPT: git's summary lines, on one line
     local out=/dev/null verbose=()
     [[ -z $log ]] || { out=$log/${2%.sh}.$1.log; verbose=(-v -x); }
     (cd "$src/t" && PATH=$real:$PATH GIT_TEST_DEFAULT_HASH=sha1 GIT_TEST_INSTALLED=$shim \
-        ./"$2" "${verbose[@]}" 2>&1 | tee "$out" | grep -E '^# (passed|failed|still)|^not ok' |
+        ./"$2" "${verbose[@]}" 2>&1 | tee "$out" | grep -aE '^# (passed|failed|still)|^not ok' |
         grep -v 'TODO known breakage' | tr '\n' ' ')
 }
 echo "git: $("$real/git" --version); git-guard: $bin"

@@ -103,6 +103,10 @@ static int already_judged(int reftable)
     return all;
 }
 
+// Whether scan() named an unreadable line on stderr: the full binary is then told, so
+// that git's stderr names it once (issue 17: one reader of the hook input).
+static int s_named_unreadable;
+
 // Counts the deletions and the updates not proven harmless. With `why`, names each as
 // unchecked; without, names the first unreadable line (and how many there were).
 static void scan(const char* why, int* deletions, int* updates)
@@ -117,6 +121,7 @@ static void scan(const char* why, int* deletions, int* updates)
         *deletions += kind == k_deletion;
         *updates += kind == k_update && judged;
         if (!why && kind == k_unreadable && unreadable++ == 0) {
+            s_named_unreadable = 1;
             fputs("git-guard: ignored a ref update git does not write: '", stderr);
             for (const char* c = line; c < at - 1 && c < line + 100; ++c)
                 fputs(*c >= 32 && *c < 127 ? (char[]){*c, 0} : "?", stderr);
@@ -229,7 +234,8 @@ int main(int argc, char** argv)
         return 1;
     }
     int input = input_file();
-    char* ours[] = {full, (char*)"hook", (char*)"reference-transaction", (char*)state, NULL};
+    char* ours[] = {full, (char*)"hook", (char*)"reference-transaction", (char*)state,
+                    s_named_unreadable ? (char*)"--unreadable-named" : NULL, NULL};
     if (guarded && !has_chained && input >= 0 && lseek(input, 0, SEEK_SET) == 0) {
         // Nothing runs after it: become it, so that whoever kills the hook kills it.
         dup2(input, 0);

@@ -311,8 +311,10 @@ int run_hook(const std::vector<std::string>& args)
         return 0;
     std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
     Input in = parse_input(text);
-    // git cannot be deleting a ref it cannot name: such lines are named and ignored.
-    if (!in.unreadable.empty())
+    // git cannot be deleting a ref it cannot name: such lines are named and ignored, once:
+    // the front end says when it named them already.
+    bool named = args.size() > 2 && args[2] == "--unreadable-named";
+    if (!in.unreadable.empty() && !named)
         std::fprintf(stderr, "git-guard: ignored %zu ref update line(s) git does not write, the first: %s\n",
                      in.unreadable.size(), shell_quote(in.unreadable[0].substr(0, 100)).c_str());
     if (in.tx.deletions.empty())

@@ -69,6 +69,8 @@ check() {
         [ -s "$TEST_ROOT/fuzz.err" ] && pass "$what: the refusal says why" || fail "$what: refused with an empty reason"
     fi
     assert_ne "" "$(head -c 300 "$TEST_ROOT/fuzz.err")" "$what: it says what it ignored"
+    assert_eq 1 "$(grep -c 'git does not write' "$TEST_ROOT/fuzz.err")" \
+        "$what: the ignored lines are named once on git's stderr (front end and git-guard each named them)"
     saved=$("$GIT" -C "$REPO" for-each-ref --format='%(objectname)' "refs/heads/stranded/$branch/")
     assert_eq "$tip" "$saved" "$what: the real deletion of $branch hidden in the garbage was saved (its commit would be lost)"
 }

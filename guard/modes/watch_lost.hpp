@@ -20,11 +20,20 @@ struct LostTip {
     std::filesystem::path index;    // the copy of that index
 };
 
+// What the watcher's last read of the repository named: every ref's and worktree HEAD's
+// oid, and whether any ref is a remote-tracking one. The judgement of a lost tip starts
+// from it instead of listing the refs again, so a save follows its event by one walk.
+struct KnownRefs {
+    std::vector<std::string> holders;   // oids that some ref or HEAD holds now
+    bool remotes = false;               // refs/remotes/* exist: the published check has candidates
+};
+
 // Judges `lost` as the hook judges deletions (§4.2) and saves what is at risk under
 // refs/heads/stranded/, reason k_watch_reason, under the hook's and the shim's locks.
 // What a git-guard save already holds, or `git guard discard` let go, is not saved.
 // Never throws: a save that fails is logged and journaled as a refusal.
-void save_vanished(const std::filesystem::path& common, const std::vector<LostTip>& lost);
+void save_vanished(const std::filesystem::path& common, const std::vector<LostTip>& lost,
+                   const KnownRefs& known);
 
 // A commit once known as a tip that no ref reaches now.
 struct LostCommit {

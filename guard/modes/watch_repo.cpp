@@ -186,8 +186,10 @@ bool RepoWatch::scan()
         return false;
     std::set<std::string> named;
     std::map<std::string, std::string> tips;
+    bool remotes = false;
     for (const auto& [oid, ref] : *refs) {
         named.insert(oid);
+        remotes = remotes || ref.starts_with("refs/remotes/");
         if (ref.starts_with("refs/heads/") && !is_save_ref(ref))
             tips[ref] = oid;
     }
@@ -212,7 +214,7 @@ bool RepoWatch::scan()
     m_tips = std::move(tips);
     m_trees = std::move(trees);
     if (m_learned && !lost.empty())
-        save_lost(lost);
+        save_lost(lost, {{named.begin(), named.end()}, remotes});
     m_learned = true;
     copy_indexes();
     store();
@@ -246,13 +248,13 @@ void RepoWatch::copy_indexes()
     }
 }
 
-void RepoWatch::save_lost(const std::vector<Lost>& lost)
+void RepoWatch::save_lost(const std::vector<Lost>& lost, const KnownRefs& known)
 {
     std::vector<LostTip> tips;
     for (const auto& l : lost)
         tips.push_back({l.ref, l.oid, l.now, l.tree.path.string(), l.tree.branch_ref, l.gone,
                         l.gone ? index_copy(m_common, l.id) : fs::path()});
-    save_vanished(m_common, tips);
+    save_vanished(m_common, tips, known);
 }
 
 } // namespace guard

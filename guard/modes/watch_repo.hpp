@@ -10,6 +10,8 @@
 
 namespace guard {
 
+struct KnownRefs;
+
 // A worktree as last seen.
 struct KnownTree {
     std::filesystem::path path;     // its root
@@ -36,7 +38,7 @@ public:
 
 private:
     struct Lost;
-    void save_lost(const std::vector<Lost>& lost);
+    void save_lost(const std::vector<Lost>& lost, const KnownRefs& known);
     void copy_indexes();
     void load();
     void store() const;

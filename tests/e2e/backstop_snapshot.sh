@@ -61,6 +61,23 @@ poll 60 snapshot_with "$REPO" agent-tree u3.txt again || fail "the third change 
 assert_eq $((N + 1)) "$(snapshots "$REPO" agent-tree)" "an unchanged tree was snapshotted again"
 assert_eq "$REFS" "$(save_refs "$REPO")" "a snapshot added a ref: the refs grow with the snapshots (one chain per tree)"
 
+section "git guard list shows a tree's snapshots as one line with a count; restore takes any of them"
+N=$(snapshots "$REPO" agent-tree)
+for args in "" "--all"; do
+    run_cmd "$GUARD" -C "$REPO" list $args
+    assert_contains "$OUT" "snapshots of $TREE: $N, newest " "list $args does not show the tree's $N snapshots as one line with their count"
+    assert_not_contains "$OUT" "refs/stranded/agent-tree/" "list $args shows the tree's snapshots one by one (one line per snapshot: hundreds a day)"
+done
+run_cmd "$GUARD" -C "$REPO" list --snapshots "$TREE"
+assert_eq "$N" "$(grep -c '^refs/stranded/agent-tree/' <<<"$OUT")" "list --snapshots does not list every snapshot of the tree"
+OLDEST=$(grep '^refs/stranded/agent-tree/' <<<"$OUT" | sort | head -n 1 | cut -d' ' -f1)
+run_cmd "$GUARD" -C "$REPO" restore "$OLDEST" "$TEST_ROOT/oldest"
+assert_eq 0 "$RC" "restoring the oldest snapshot $OLDEST failed: $ERR"
+assert_eq edited "$(cat "$TEST_ROOT/oldest/a.txt" 2>/dev/null)" "the oldest snapshot's edit was destroyed, not restored"
+assert_no_file "$TEST_ROOT/oldest/u3.txt" "restore of the oldest snapshot brought a later one's file"
+rm -rf "$TEST_ROOT/oldest"
+git_real -C "$REPO" worktree prune
+
 section "rm -rf of the tree: its last snapshot restores"
 rm -rf "$TREE"
 REF=$(newest_snapshot "$REPO" agent-tree)

@@ -133,6 +133,9 @@ std::chrono::milliseconds Watcher::next_wake() const
     if (m_inotify.limit_reached())
         wake = std::min(wake, m_next_poll);
     wake = std::min(wake, m_snapshots.due());
+    for (const auto& [name, repo] : m_repos)
+        if (auto retry = repo->next_retry())
+            wake = std::min(wake, *retry);
     return std::chrono::duration_cast<std::chrono::milliseconds>(std::max(wake - now, Clock::duration::zero()));
 }
 
@@ -159,6 +162,9 @@ int Watcher::run()
                 changed.insert(name);
             m_next_poll = Clock::now() + std::chrono::seconds(std::max<long long>(m_snapshots.interval(), 1));
         }
+        for (const auto& [name, repo] : m_repos)
+            if (auto retry = repo->next_retry(); retry && *retry <= Clock::now())
+                changed.insert(name); // a save that failed is due again
         for (const auto& key : changed)
             read(key);
         if (!changed.empty())

@@ -202,14 +202,16 @@ void save_one(const fs::path& common, const LostTip& t, const std::vector<std::s
 
 } // namespace
 
-void save_vanished(const fs::path& common, const std::vector<LostTip>& lost, const KnownRefs& known)
+std::vector<size_t> save_vanished(const fs::path& common, const std::vector<LostTip>& lost, const KnownRefs& known)
 {
+    std::vector<size_t> failed;
     try {
         Settings settings = read_settings(common);
         if (!settings.enabled)
-            return;
+            return failed;
         auto at_risk = judge(common, lost, settings, known);
-        for (const auto& t : lost) {
+        for (size_t i = 0; i < lost.size(); ++i) {
+            const LostTip& t = lost[i];
             auto commits = at_risk.count(t.oid) ? at_risk[t.oid] : std::vector<std::string>{};
             if (commits.empty() && !t.gone)
                 continue;
@@ -217,6 +219,9 @@ void save_vanished(const fs::path& common, const std::vector<LostTip>& lost, con
                 save_one(common, t, commits, settings);
             } catch (const std::exception& e) {
                 spdlog::error("watch: cannot save {} ({}): {}", save_name(t), t.oid, e.what());
+                failed.push_back(i);
+                if (t.retry)
+                    continue;
                 Work w;
                 w.path = t.path;
                 w.branch = t.ref.empty() ? "" : save_name(t);
@@ -226,7 +231,10 @@ void save_vanished(const fs::path& common, const std::vector<LostTip>& lost, con
         }
     } catch (const std::exception& e) {
         spdlog::error("watch: cannot judge what vanished from {}: {}", common.string(), e.what());
+        for (size_t i = 0; i < lost.size(); ++i)
+            failed.push_back(i); // not judged is not safe: judged again later
     }
+    return failed;
 }
 
 namespace {

@@ -101,6 +101,7 @@ void Snapshots::take(const std::map<std::string, std::unique_ptr<RepoWatch>>& re
 {
     auto now = Clock::now();
     m_due = now + std::chrono::hours(24);
+    learn_interval(repos);
     for (const auto& [name, repo] : repos) {
         long long interval = snapshot_interval(repo->common());
         for (const auto& [id, tree] : repo->trees()) {
@@ -120,6 +121,15 @@ void Snapshots::take(const std::map<std::string, std::unique_ptr<RepoWatch>>& re
             m_due = std::min(m_due, due);
         }
     }
+}
+
+void Snapshots::learn_interval(const std::map<std::string, std::unique_ptr<RepoWatch>>& repos)
+{
+    long long shortest = 0; // the polling fallback reads the ref store this often
+    for (const auto& [name, repo] : repos)
+        if (long long interval = snapshot_interval(repo->common()); interval > 0 && (shortest == 0 || interval < shortest))
+            shortest = interval;
+    m_interval = shortest > 0 ? shortest : 60;
 }
 
 } // namespace guard

@@ -12,19 +12,21 @@
 #             without fsmonitor (when the git in use has a working fsmonitor daemon).
 # Reports; never asserts.
 #
-# Usage: bench/watch.sh [--full] [--bin DIR] [--runs N]
+# Usage: bench/watch.sh [--full] [--bin DIR] [--runs N] [--only idle|latency|snapshot]
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 bin=${GUARD_BIN_DIR:-$root/build/bin}
 idle=10
 runs=20
+only=
 while [ $# -gt 0 ]; do
     case $1 in
     --full) idle=60 ;;
     --bin) bin=$2; shift ;;
     --runs) runs=$2; shift ;;
-    *) echo "usage: bench/watch.sh [--full] [--bin DIR] [--runs N]" >&2; exit 2 ;;
+    --only) only=$2; shift ;;
+    *) echo "usage: bench/watch.sh [--full] [--bin DIR] [--runs N] [--only idle|latency|snapshot]" >&2; exit 2 ;;
     esac
     shift
 done
@@ -45,6 +47,7 @@ now_ms() { echo $(($(date +%s%N) / 1000000)); }
 cpu() { awk '{print $14 + $15 + $16 + $17}' "/proc/$1/stat"; }
 watcher() { "$guard" watch --status --json | sed -n 's/.*"pid":\([0-9]*\).*/\1/p'; }
 median() { sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+part() { [ -z "$only" ] || [ "$only" = "$1" ]; }
 
 echo "== setup: 10 guarded repositories with 5 worktrees each"
 for r in $(seq 1 10); do
@@ -59,6 +62,7 @@ done
 pid=$(watcher)
 echo "watcher pid $pid"
 
+if part idle; then
 echo "== idle: ${idle} s"
 before=$(cpu "$pid")
 sleep "$idle"
@@ -66,7 +70,9 @@ after=$(cpu "$pid")
 awk -v t=$((after - before)) -v hz="$ticks" -v s="$idle" \
     'BEGIN {printf "idle CPU: %.3f s over %d s = %.3f%% of one core\n", t / hz, s, 100 * t / hz / s}'
 echo "memory (VmRSS) with 50 worktrees: $(awk '/VmRSS/ {print $2, $3}' "/proc/$pid/status")"
+fi
 
+if part latency; then
 echo "== latency: $runs deletions with hooks off"
 repo=$work/repo1
 lat=()
@@ -92,6 +98,8 @@ lmax=$(printf '%s\n' "${lat[@]}" | sort -n | tail -1)
 hmed=$(printf '%s\n' "${hook[@]}" | median)
 echo "event to save: median ${lmed} ms, max ${lmax} ms (goal <= 100 ms); git branch -D with the hook's save: median ${hmed} ms"
 awk -v a="$lmed" -v b="$hmed" 'BEGIN {if (b > 0) printf "ratio watcher save / hook save (medians): %.2f\n", a / b}'
+fi
+part snapshot || exit 0
 
 echo "== snapshot of an unchanged 30,000-file tree"
 big=$work/big

@@ -31,6 +31,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <optional>
 
 namespace fs = std::filesystem;
@@ -51,11 +52,39 @@ long long since_time(const Invocation& inv, const std::string& text)
 
 } // namespace
 
+namespace {
+
+// A tree's snapshots (the time layer makes one a minute) as one line each: their count
+// and the newest; `--snapshots <tree>` lists them all.
+struct SnapshotGroup {
+    size_t count = 0;
+    std::string newest;
+    long long newest_unix = 0;
+};
+
+bool is_snapshot(const Save& s) { return s.reason == "snapshot"; }
+
+// `--snapshots TREE`: TREE as a path (from the cwd) or any part of the tree's path.
+bool of_tree(const Save& s, const Invocation& inv, const std::string& tree)
+{
+    return s.path == absolute_path(inv.cwd / tree).string() || s.path.find(tree) != std::string::npos;
+}
+
+void print_snapshot_groups(const std::map<std::string, SnapshotGroup>& groups)
+{
+    for (const auto& [path, g] : groups)
+        std::printf("snapshots of %s: %zu, newest %s (git guard list --snapshots %s for all)\n", path.c_str(),
+                    g.count, g.newest.c_str(), path.c_str());
+}
+
+} // namespace
+
 int run_list(const Invocation& inv)
 {
-    po::options_description options("git guard list [--all] [--source TEXT] [--since DATE] [--json]");
+    po::options_description options("git guard list [--all] [--snapshots TREE] [--source TEXT] [--since DATE] [--json]");
     options.add_options()("json", "one JSON object per save")(
         "all", "in-place saves too (refs/stranded/: before reset --hard, checkout --, ...)")(
+        "snapshots", po::value<std::string>(), "every snapshot of TREE (a path, or a part of one), one a line")(
         "source", po::value<std::string>(), "only saves whose tree path or branch contains TEXT")(
         "since", po::value<std::string>(), "only saves made since DATE (as git reads dates)");
     auto vm = parse(inv, options, {});
@@ -67,17 +96,29 @@ int run_list(const Invocation& inv)
     if (vm.count("since"))
         opts.since = since_time(inv, vm["since"].as<std::string>());
     bool all = opts.in_place;
+    bool json = vm.count("json") > 0;
+    std::string tree = vm.count("snapshots") ? vm["snapshots"].as<std::string>() : "";
     opts.in_place = true; // one listing: the in-place saves left out are counted from it
     size_t hidden = 0;
+    std::map<std::string, SnapshotGroup> groups;
     for (const auto& s : list_saves(inv.cwd, opts)) {
-        if (s.in_place && !all && ++hidden)
+        if (!tree.empty() && !(is_snapshot(s) && of_tree(s, inv, tree)))
             continue;
-        if (vm.count("json"))
-            std::printf("%s\n", save_json(s).str().c_str());
-        else
-            std::printf("%s\n", save_line(s).c_str());
+        if (tree.empty() && is_snapshot(s) && !json) {
+            auto& g = groups[s.path];
+            ++g.count;
+            if (s.unix_time >= g.newest_unix) {
+                g.newest = s.time;
+                g.newest_unix = s.unix_time;
+            }
+            continue;
+        }
+        if (tree.empty() && s.in_place && !all && ++hidden)
+            continue;
+        std::printf("%s\n", json ? save_json(s).str().c_str() : save_line(s).c_str());
     }
-    if (hidden && !vm.count("json"))
+    print_snapshot_groups(groups);
+    if (hidden && !json)
         std::printf("(%zu in-place save(s) not shown: git guard list --all)\n", hidden);
     return 0;
 }

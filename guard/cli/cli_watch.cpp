@@ -6,6 +6,7 @@
 #include "guard/base/log.hpp"
 #include "guard/git/repo.hpp"
 #include "guard/install/watch.hpp"
+#include "guard/install/watch_unit.hpp"
 #include "guard/modes/watch_loop.hpp"
 #include "guard/modes/watch_lost.hpp"
 
@@ -61,12 +62,15 @@ int print_lost(const Invocation& inv, bool json)
 
 int run_watch(const Invocation& inv)
 {
-    po::options_description options("git guard watch [--status [--json] | --stop | --foreground | --lost | --sweep]");
+    po::options_description options(
+        "git guard watch [--status [--json] | --stop | --foreground | --lost | --sweep | --enable [--no-start] | --disable]");
     options.add_options()("status", "whether the watcher runs, what it watches, its last event and snapshot")(
         "json", "--status and --lost as JSON")("stop", "stop the running watcher")(
         "foreground", "run the watcher in this process (for a supervisor)")(
         "lost", "commits once known as tips that no ref reaches now, with when they vanished")(
-        "sweep", "save the lost commits still at risk (what gc would prune)");
+        "sweep", "save the lost commits still at risk (what gc would prune)")(
+        "enable", "run the watcher as a systemd user unit (where a user session exists)")(
+        "no-start", "with --enable: only write the unit file")("disable", "stop and remove the systemd user unit");
     auto vm = parse(inv, options, {});
     if (wants_help(vm, options))
         return 0;
@@ -81,6 +85,14 @@ int run_watch(const Invocation& inv)
         int saved = sweep_lost(common, k_sweep_reason);
         if (saved)
             std::fprintf(stderr, "git-guard: saved %d lost commit(s) before gc (git guard list)\n", saved);
+        return 0;
+    }
+    if (vm.count("enable")) {
+        std::printf("%s\n", enable_watch_unit(vm.count("no-start") ? Start::no : Start::yes).c_str());
+        return 0;
+    }
+    if (vm.count("disable")) {
+        std::printf("%s\n", disable_watch_unit().c_str());
         return 0;
     }
     if (vm.count("stop")) {

@@ -59,7 +59,9 @@ Check watcher_check(const fs::path& common)
         c.ok = false;
         c.detail = state + "; " + s.polling + ": it polls the ref store every " +
                    std::to_string(s.snapshot_interval) + " s instead; " + coverage(common, watched);
-        c.fix = "raise the limit: sysctl fs.inotify.max_user_watches=524288";
+        c.fix = s.polling.find("max_user_instances") != std::string::npos
+                    ? "raise the limit, or end processes holding inotify instances: sysctl fs.inotify.max_user_instances=1024"
+                    : "raise the limit: sysctl fs.inotify.max_user_watches=524288";
     } else if (!watched && listed) {
         c.ok = false;
         c.fix = "run 'git guard watch' (a guarded git call also restarts it)";

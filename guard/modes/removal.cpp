@@ -215,6 +215,9 @@ std::string discard(const fs::path& start, const std::string& target)
     if (tip.status != 0)
         throw Error("'" + target + "' is neither a worktree nor a branch");
     std::string was = first_line_of(tip.out);
+    // Under the branch's lock until journaled: the watcher, seeing the deletion, reads the
+    // journal under that lock and does not save what was let go.
+    PathLock lock(common, "refs/heads/" + name, read_settings(common).lock_timeout);
     // Deleted with every hook off: discarding is the explicit override.
     git.out({"-c", "hook.reference-transaction.enabled=false", "update-ref", "-d", "refs/heads/" + name, was},
             "delete branch " + name);

@@ -27,8 +27,11 @@ constexpr uint32_t k_mask = IN_CREATE | IN_DELETE | IN_MOVED_TO | IN_MOVED_FROM 
 Inotify::Inotify()
 {
     m_fd = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-    if (m_fd < 0)
-        throw Error(std::string("cannot start inotify: ") + std::strerror(errno));
+    if (m_fd < 0) {
+        m_limit = true;
+        m_why = errno == EMFILE ? "no inotify instance can be had (fs.inotify.max_user_instances is reached)"
+                                : std::string("inotify is not available: ") + std::strerror(errno);
+    }
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, SIGTERM);
@@ -49,10 +52,14 @@ bool Inotify::watch(const fs::path& dir, const std::string& key)
 {
     if (m_dirs.count(dir))
         return true;
+    if (m_fd < 0)
+        return false;
     int wd = ::inotify_add_watch(m_fd, dir.c_str(), k_mask);
     if (wd < 0) {
-        if (errno == ENOSPC)
+        if (errno == ENOSPC && !m_limit) {
             m_limit = true;
+            m_why = "the inotify watch limit (fs.inotify.max_user_watches) is reached";
+        }
         return errno != ENOSPC; // missing or unreadable: nothing to watch there yet
     }
     m_keys[wd] = key;
@@ -86,7 +93,7 @@ std::set<std::string> Inotify::wait(std::chrono::milliseconds timeout)
             return changed;
         }
         alignas(inotify_event) char buf[16384];
-        for (ssize_t n; (n = ::read(m_fd, buf, sizeof buf)) > 0;) {
+        for (ssize_t n; m_fd >= 0 && (n = ::read(m_fd, buf, sizeof buf)) > 0;) {
             for (char* p = buf; p < buf + n;) {
                 auto* e = reinterpret_cast<inotify_event*>(p);
                 if (auto it = m_keys.find(e->wd); it != m_keys.end()) {

@@ -12,14 +12,17 @@ namespace guard {
 
 class Inotify {
 public:
-    Inotify();   // throws Error when the kernel gives no inotify instance
+    // Without an inotify instance (fs.inotify.max_user_instances reached), it watches
+    // nothing and `polling()` says why: the watcher then polls.
+    Inotify();
     ~Inotify();
     Inotify(const Inotify&) = delete;
     Inotify& operator=(const Inotify&) = delete;
 
     // Watches `dir` for entries created, deleted, renamed or rewritten, reported under
     // `key`. A missing directory is skipped. False when the kernel's watch limit
-    // (fs.inotify.max_user_watches) is reached; `limit_reached()` then stays true.
+    // (fs.inotify.max_user_watches) is reached, or there is no instance;
+    // `limit_reached()` then stays true.
     bool watch(const std::filesystem::path& dir, const std::string& key);
     // Forgets every watch of `key`.
     void forget(const std::string& key);
@@ -29,6 +32,7 @@ public:
     std::set<std::string> wait(std::chrono::milliseconds timeout);
 
     bool limit_reached() const { return m_limit; }
+    const std::string& polling() const { return m_why; } // why it cannot watch ("" when it can)
     bool stopped() const { return m_stopped; }  // SIGTERM or SIGINT arrived
     size_t watches() const { return m_dirs.size(); }
 
@@ -36,6 +40,7 @@ private:
     int m_fd = -1;
     int m_signals = -1;  // a signalfd: a stop request wakes the wait, never races it
     bool m_limit = false;
+    std::string m_why;
     bool m_stopped = false;
     std::map<int, std::string> m_keys;                    // watch descriptor -> key
     std::map<std::filesystem::path, int> m_dirs;          // watched directory -> descriptor

@@ -116,8 +116,7 @@ void Watcher::write_status() const
         std::ofstream out(tmp, std::ios::trunc);
         out << "pid=" << ::getpid() << "\nrepositories=" << m_repos.size() << "\nlast_event=" << m_last_event
             << "\nlast_snapshot=" << m_snapshots.last() << "\nsnapshot_interval=" << m_snapshots.interval()
-            << "\npolling="
-            << (m_inotify.limit_reached() ? "the inotify watch limit (fs.inotify.max_user_watches) is reached" : "")
+            << "\npolling=" << m_inotify.polling()
             << "\nwatches=" << m_inotify.watches() << "\n";
         for (const auto& [name, repo] : m_repos)
             out << "repo=" << name << "\n";
@@ -133,12 +132,16 @@ std::chrono::milliseconds Watcher::next_wake() const
     if (m_inotify.limit_reached())
         wake = std::min(wake, m_next_poll);
     wake = std::min(wake, m_snapshots.due());
+    for (const auto& [name, repo] : m_repos)
+        if (auto retry = repo->next_retry())
+            wake = std::min(wake, *retry);
     return std::chrono::duration_cast<std::chrono::milliseconds>(std::max(wake - now, Clock::duration::zero()));
 }
 
 int Watcher::run()
 {
     reload();
+    m_snapshots.learn_interval(m_repos);
     write_status(); // install waits for this: it watches now; the first snapshots follow
     spdlog::info("watch: watching {} repositories", m_repos.size());
     m_snapshots.take(m_repos);
@@ -155,10 +158,14 @@ int Watcher::run()
         if (changed.erase(k_registry_key))
             reload();
         if (m_inotify.limit_reached() && Clock::now() >= m_next_poll) {
+            reload(); // the registry is not watched either
             for (const auto& [name, repo] : m_repos)
                 changed.insert(name);
             m_next_poll = Clock::now() + std::chrono::seconds(std::max<long long>(m_snapshots.interval(), 1));
         }
+        for (const auto& [name, repo] : m_repos)
+            if (auto retry = repo->next_retry(); retry && *retry <= Clock::now())
+                changed.insert(name); // a save that failed is due again
         for (const auto& key : changed)
             read(key);
         if (!changed.empty())

@@ -44,13 +44,11 @@ std::string iso_time(std::time_t t)
     return text;
 }
 
-// `git guard discard` deletes a branch and then journals it; a watcher that read the
-// deletion first would save what the user let go. The explicit discards of the last
-// minute say what not to save, and the shim's saves of a tree it then let git remove
-// say that its admin entry is saved already.
+// `git guard discard` deletes a branch and journals it under the branch's lock, so the
+// journal read under that lock says what the user let go; the shim's saves of a tree it
+// then let git remove say that its admin entry is saved already.
 std::vector<JournalEvent> recent_events(const fs::path& common)
 {
-    std::this_thread::sleep_for(std::chrono::milliseconds(30)); // the discard's journal line follows its delete
     std::string since = iso_time(std::time(nullptr) - 60);
     std::vector<JournalEvent> out;
     for (const auto& e : read_journal(common))
@@ -110,8 +108,9 @@ void save_tree(const fs::path& common, const LostTip& t, const std::vector<std::
 // The hook's judgement (§4.2) of each tip: the deleted ones in one pass; a moved one on
 // its own, with its new value as one more base, as the hook judges a rewrite (a rebase or
 // an amend whose new tip holds the old content saves nothing).
-std::map<std::string, std::vector<std::string>> judge(const fs::path& common, const std::vector<LostTip>& lost,
-                                                      const Settings& settings)
+std::map<std::string, std::vector<std::string>> judge_as_hook(const fs::path& common,
+                                                              const std::vector<LostTip>& lost,
+                                                              const Settings& settings)
 {
     std::map<std::string, RefTransaction> passes; // new value ("" for the deleted) -> its tips
     for (const auto& t : lost)
@@ -125,6 +124,42 @@ std::map<std::string, std::vector<std::string>> judge(const fs::path& common, co
         for (const auto& v : judge_deletions(common, tx, with, Clock::now() + std::chrono::seconds(30)))
             if (!v.commits.empty())
                 at_risk[v.deletion.old_oid] = v.commits;
+    }
+    return at_risk;
+}
+
+// The hook's judgement (§4.2) of each tip, in one rev-list walk against what the watcher's
+// read found named (`known`): a lost tip's commits that no ref or HEAD holds. The published
+// check has candidates only where remote-tracking refs or guard.baseRef exist (a deleted
+// branch has no upstream left to list); a moved tip has its new value as one more base, as
+// the hook judges a rewrite. A walk git refuses (a missing object) is judged the hook's way.
+std::map<std::string, std::vector<std::string>> judge(const fs::path& common, const std::vector<LostTip>& lost,
+                                                      const Settings& settings, const KnownRefs& known)
+{
+    std::vector<std::string> tips;
+    for (const auto& t : lost)
+        if (!t.oid.empty() && (!t.ref.empty() || t.branch_ref.empty()))
+            tips.push_back(t.oid);
+    std::map<std::string, std::vector<std::string>> at_risk;
+    try {
+        at_risk = unique_commits(Git(common), tips, known.holders);
+    } catch (const Error& e) {
+        spdlog::info("watch: judging {} the hook's way: {}", common.string(), e.what());
+        return judge_as_hook(common, lost, settings);
+    }
+    std::erase_if(at_risk, [](const auto& entry) { return entry.second.empty(); });
+    if (at_risk.empty())
+        return at_risk;
+    bool moved = std::any_of(lost.begin(), lost.end(), [](const LostTip& t) { return !t.now.empty(); });
+    if (!known.remotes && settings.base_refs.empty() && !moved)
+        return at_risk;
+    PublishedCheck published(common, settings);
+    for (const auto& t : lost) {
+        if (!at_risk.count(t.oid))
+            continue;
+        std::string branch = t.ref.starts_with("refs/heads/") ? t.ref.substr(11) : "";
+        if (published(t.oid, branch) || (is_oid(t.now) && published.contained(t.oid, t.now)))
+            at_risk.erase(t.oid);
     }
     return at_risk;
 }
@@ -146,31 +181,47 @@ void record_lost(const fs::path& common, const std::string& oid, const std::stri
     out << std::time(nullptr) << " " << oid << " " << name << "\n";
 }
 
-void save_vanished(const fs::path& common, const std::vector<LostTip>& lost)
+namespace {
+
+// One lost tip, under its lock: read again what the hook, the sweep or a discard did
+// meanwhile, then save.
+void save_one(const fs::path& common, const LostTip& t, const std::vector<std::string>& commits,
+              const Settings& settings)
 {
+    PathLock lock(common, t.ref.empty() ? t.path : t.ref, settings.lock_timeout);
+    if (settled(recent_events(common), t) || (!t.gone && named_now(common, t.oid)))
+        return;
+    if (!commits.empty())
+        record_lost(common, t.oid, save_name(t));
+    if (t.gone)
+        save_tree(common, t, commits, settings);
+    else
+        save_existing(common, save_name(t), t.oid,
+                      {.reason = k_watch_reason, .path = t.ref.empty() ? t.path : "", .branch = ""});
+}
+
+} // namespace
+
+std::vector<size_t> save_vanished(const fs::path& common, const std::vector<LostTip>& lost, const KnownRefs& known)
+{
+    std::vector<size_t> failed;
     try {
         Settings settings = read_settings(common);
         if (!settings.enabled)
-            return;
-        auto events = recent_events(common);
-        auto at_risk = judge(common, lost, settings);
-        for (const auto& t : lost) {
+            return failed;
+        auto at_risk = judge(common, lost, settings, known);
+        for (size_t i = 0; i < lost.size(); ++i) {
+            const LostTip& t = lost[i];
             auto commits = at_risk.count(t.oid) ? at_risk[t.oid] : std::vector<std::string>{};
-            if (settled(events, t) || (commits.empty() && !t.gone))
+            if (commits.empty() && !t.gone)
                 continue;
             try {
-                PathLock lock(common, t.ref.empty() ? t.path : t.ref, settings.lock_timeout);
-                if (!t.gone && named_now(common, t.oid))
-                    continue;
-                if (!commits.empty())
-                    record_lost(common, t.oid, save_name(t));
-                if (t.gone)
-                    save_tree(common, t, commits, settings);
-                else
-                    save_existing(common, save_name(t), t.oid,
-                                  {.reason = k_watch_reason, .path = t.ref.empty() ? t.path : "", .branch = ""});
+                save_one(common, t, commits, settings);
             } catch (const std::exception& e) {
                 spdlog::error("watch: cannot save {} ({}): {}", save_name(t), t.oid, e.what());
+                failed.push_back(i);
+                if (t.retry)
+                    continue;
                 Work w;
                 w.path = t.path;
                 w.branch = t.ref.empty() ? "" : save_name(t);
@@ -180,7 +231,10 @@ void save_vanished(const fs::path& common, const std::vector<LostTip>& lost)
         }
     } catch (const std::exception& e) {
         spdlog::error("watch: cannot judge what vanished from {}: {}", common.string(), e.what());
+        for (size_t i = 0; i < lost.size(); ++i)
+            failed.push_back(i); // not judged is not safe: judged again later
     }
+    return failed;
 }
 
 namespace {

@@ -37,17 +37,6 @@ bool make_watch_dir(const fs::path& common)
     return !ec;
 }
 
-// One thing that lost its last name: a branch tip (`ref` set), a detached HEAD, or a whole
-// admin entry (`tree` set, `gone`), whose HEAD and copied index are then saved.
-struct RepoWatch::Lost {
-    std::string ref;    // refs/heads/x, or "" for a tree's HEAD
-    std::string oid;    // the tip or HEAD ("" for an unborn tree)
-    std::string now;    // its new value when it moved, "" when it is gone
-    std::string id;     // the admin entry ("" for the main tree)
-    KnownTree tree;
-    bool gone = false;  // the admin entry vanished
-};
-
 namespace {
 
 // The index file's identity: a rewrite (git renames index.lock over it) changes it.
@@ -131,6 +120,13 @@ void RepoWatch::store() const
         for (const auto& field : fields)
             text += field + '\0';
     };
+    // A save that failed is known still: the sweep and a restarted watcher try it again.
+    for (const auto& [key, p] : m_pending)
+        if (!p.lost.ref.empty())
+            add({"tip", p.lost.oid, p.lost.ref, "", "", ""});
+        else if (p.lost.gone)
+            add({"tree", p.lost.id, p.lost.tree.head, p.lost.tree.branch_ref, p.lost.tree.path.string(),
+                 p.lost.tree.git_dir.string()});
     for (const auto& [ref, oid] : m_tips)
         add({"tip", oid, ref, "", "", ""});
     for (const auto& [id, t] : m_trees)
@@ -142,13 +138,21 @@ void RepoWatch::store() const
     if (read_bytes(file).value_or("") == text)
         return;
     fs::path tmp = file.string() + ".tmp";
+    bool written = false;
     {
         std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
         out << text;
+        out.close();
+        written = !out.fail();
     }
-    fs::rename(tmp, file, ec);
-    if (ec)
-        spdlog::warn("watch: cannot record the tips of {}: {}", m_common.string(), ec.message());
+    // A short write (a full disk) never replaces the record the sweep relies on.
+    if (written)
+        fs::rename(tmp, file, ec);
+    if (!written || ec) {
+        spdlog::warn("watch: cannot record the tips of {}: {}", m_common.string(),
+                     written ? ec.message() : std::string("writing failed (is the disk full?)"));
+        fs::remove(tmp, ec);
+    }
 }
 
 std::vector<fs::path> RepoWatch::watched_dirs() const
@@ -186,8 +190,10 @@ bool RepoWatch::scan()
         return false;
     std::set<std::string> named;
     std::map<std::string, std::string> tips;
+    bool remotes = false;
     for (const auto& [oid, ref] : *refs) {
         named.insert(oid);
+        remotes = remotes || ref.starts_with("refs/remotes/");
         if (ref.starts_with("refs/heads/") && !is_save_ref(ref))
             tips[ref] = oid;
     }
@@ -209,10 +215,11 @@ bool RepoWatch::scan()
         if (head_lost || (gone && !id.empty()))
             lost.push_back({"", t.head, gone ? "" : now->second.head, id, t, gone});
     }
+    add_due_retries(lost);
     m_tips = std::move(tips);
     m_trees = std::move(trees);
     if (m_learned && !lost.empty())
-        save_lost(lost);
+        save_lost(lost, {{named.begin(), named.end()}, remotes});
     m_learned = true;
     copy_indexes();
     store();
@@ -246,13 +253,60 @@ void RepoWatch::copy_indexes()
     }
 }
 
-void RepoWatch::save_lost(const std::vector<Lost>& lost)
+namespace {
+
+std::string pending_key(const std::string& ref, const std::string& oid, const std::string& id)
+{
+    return ref + "\n" + oid + "\n" + id;
+}
+
+} // namespace
+
+void RepoWatch::add_due_retries(std::vector<Lost>& lost)
+{
+    auto now = std::chrono::steady_clock::now();
+    std::set<std::string> listed;
+    for (const auto& l : lost)
+        listed.insert(pending_key(l.ref, l.oid, l.id));
+    for (const auto& [key, p] : m_pending)
+        if (p.next <= now && !listed.count(key))
+            lost.push_back(p.lost);
+}
+
+std::optional<std::chrono::steady_clock::time_point> RepoWatch::next_retry() const
+{
+    std::optional<std::chrono::steady_clock::time_point> next;
+    for (const auto& [key, p] : m_pending)
+        if (!next || p.next < *next)
+            next = p.next;
+    return next;
+}
+
+// A save that failed is tried again after 1 s, then 2, 4, … up to 5 minutes: a full disk
+// is waited out without spinning, and what is freed is saved soon after.
+void RepoWatch::save_lost(const std::vector<Lost>& lost, const KnownRefs& known)
 {
     std::vector<LostTip> tips;
-    for (const auto& l : lost)
+    for (const auto& l : lost) {
+        bool retry = m_pending.count(pending_key(l.ref, l.oid, l.id)) > 0;
         tips.push_back({l.ref, l.oid, l.now, l.tree.path.string(), l.tree.branch_ref, l.gone,
-                        l.gone ? index_copy(m_common, l.id) : fs::path()});
-    save_vanished(m_common, tips);
+                        l.gone ? index_copy(m_common, l.id) : fs::path(), retry});
+    }
+    auto failed = save_vanished(m_common, tips, known);
+    std::map<std::string, Pending> pending;
+    for (size_t i : failed) {
+        const Lost& l = lost[i];
+        std::string key = pending_key(l.ref, l.oid, l.id);
+        auto before = m_pending.find(key);
+        auto backoff = before == m_pending.end() ? std::chrono::seconds(1)
+                                                 : std::min(before->second.backoff * 2, std::chrono::seconds(300));
+        spdlog::warn("watch: will try to save {} ({}) again in {} s", l.ref.empty() ? l.tree.path.string() : l.ref,
+                     l.oid, backoff.count());
+        pending[key] = {l, std::chrono::steady_clock::now() + backoff, backoff};
+    }
+    for (const auto& l : lost)
+        m_pending.erase(pending_key(l.ref, l.oid, l.id));
+    m_pending.merge(pending);
 }
 
 } // namespace guard

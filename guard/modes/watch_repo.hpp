@@ -3,12 +3,16 @@
 // tip, each worktree's HEAD and a copy of its index, so that what loses its last name
 // through a tool no git-guard code sees is saved after the fact.
 
+#include <chrono>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace guard {
+
+struct KnownRefs;
 
 // A worktree as last seen.
 struct KnownTree {
@@ -34,15 +38,35 @@ public:
     // packed-refs, reftable) and worktrees/ with each admin entry.
     std::vector<std::filesystem::path> watched_dirs() const;
 
+    // When a save that failed (a full disk) is due to be tried again, if any.
+    std::optional<std::chrono::steady_clock::time_point> next_retry() const;
+
 private:
-    struct Lost;
-    void save_lost(const std::vector<Lost>& lost);
+    // One thing that lost its last name: a branch tip (`ref` set), a detached HEAD, or a
+    // whole admin entry (`gone`), whose HEAD and copied index are then saved.
+    struct Lost {
+        std::string ref;    // refs/heads/x, or "" for a tree's HEAD
+        std::string oid;    // the tip or HEAD ("" for an unborn tree)
+        std::string now;    // its new value when it moved, "" when it is gone
+        std::string id;     // the admin entry ("" for the main tree)
+        KnownTree tree;
+        bool gone = false;  // the admin entry vanished
+    };
+    // A save that failed, tried again after `backoff`, doubled at each failure.
+    struct Pending {
+        Lost lost;
+        std::chrono::steady_clock::time_point next;
+        std::chrono::seconds backoff;
+    };
+    void save_lost(const std::vector<Lost>& lost, const KnownRefs& known);
+    void add_due_retries(std::vector<Lost>& lost);
     void copy_indexes();
     void load();
     void store() const;
     std::filesystem::path m_common;
     std::map<std::string, std::string> m_tips;   // refs/heads/* (no saves) -> oid
     std::map<std::string, KnownTree> m_trees;    // admin entry name ("" main) -> tree
+    std::map<std::string, Pending> m_pending;    // "<ref>\n<oid>\n<id>" -> a failed save
     bool m_learned = false;
 };
 

@@ -11,9 +11,11 @@
 #include "guard/save/journal.hpp"
 #include "guard/save/layout.hpp"
 #include "guard/base/manifest.hpp"
+#include "guard/base/pattern.hpp"
 #include "guard/git/git.hpp"
 #include "guard/git/repo.hpp"
 #include "guard/save/snapshot.hpp"
+#include "guard/save/staging.hpp"
 #include "guard/judge/work.hpp"
 
 #include <spdlog/spdlog.h>
@@ -28,6 +30,24 @@ namespace {
 std::string tree_of(const Git& git, const std::string& commit)
 {
     return first_line_of(git.out({"rev-parse", commit + "^{tree}"}, "read the tree of " + commit));
+}
+
+// guard.exclude (DESIGN §4.1) as every save applies it: what the staging added that a
+// pattern names is never saved; a tracked path stays as `head` has it.
+void drop_excluded(const Git& staged, const std::string& head, const Settings& settings)
+{
+    if (settings.exclude.empty())
+        return;
+    PatternList exclude(settings.exclude);
+    auto fields = split(staged.out({"diff-index", "--cached", "-z", "--name-status", "--no-renames", head},
+                                   "list the staged changes"));
+    Work w;
+    w.head = head;
+    for (size_t i = 0; i + 1 < fields.size(); i += 2)
+        if (auto pattern = exclude.match(fields[i + 1]))
+            w.excluded.push_back({fields[i + 1], "guard.exclude '" + *pattern + "'", fields[i] != "A"});
+    if (!w.excluded.empty())
+        put_back_excluded(staged, w);
 }
 
 } // namespace
@@ -62,6 +82,8 @@ bool Snapshots::snapshot_tree(const fs::path& common, const std::string& id, con
     RunResult add = staged.run({"add", "-A", "--ignore-errors", "--", "."});
     if (add.status != 0 && add.status != 1)
         throw Error("git add -A into the kept index failed: " + add.err);
+    Settings settings = read_settings(common);
+    drop_excluded(staged, t.head, settings);
     std::string work_tree = first_line_of(staged.out({"write-tree"}, "write the working state"));
     RunResult index = git.with_index(copy).run({"write-tree"});
     std::string index_tree = index.status == 0 ? first_line_of(index.out) : work_tree;
@@ -88,7 +110,6 @@ bool Snapshots::snapshot_tree(const fs::path& common, const std::string& id, con
     w.head = t.head;
     for (const auto& path : split(git.out({"diff-tree", "-r", "-z", "--name-only", head_tree, work_tree}, "diff")))
         w.changes.push_back({path, ChangeKind::modified});
-    Settings settings = read_settings(common);
     std::string commit = write_save(Git(common), w, {work_tree, index_tree, {}}, settings, "snapshot");
     keep_snapshot(common, t.path.filename().string(), commit,
                   {.reason = "snapshot", .ref_prefix = "refs/stranded", .tree = work_tree, .path = w.path,
@@ -101,6 +122,7 @@ void Snapshots::take(const std::map<std::string, std::unique_ptr<RepoWatch>>& re
 {
     auto now = Clock::now();
     m_due = now + std::chrono::hours(24);
+    learn_interval(repos);
     for (const auto& [name, repo] : repos) {
         long long interval = snapshot_interval(repo->common());
         for (const auto& [id, tree] : repo->trees()) {
@@ -120,6 +142,15 @@ void Snapshots::take(const std::map<std::string, std::unique_ptr<RepoWatch>>& re
             m_due = std::min(m_due, due);
         }
     }
+}
+
+void Snapshots::learn_interval(const std::map<std::string, std::unique_ptr<RepoWatch>>& repos)
+{
+    long long shortest = 0; // the polling fallback reads the ref store this often
+    for (const auto& [name, repo] : repos)
+        if (long long interval = snapshot_interval(repo->common()); interval > 0 && (shortest == 0 || interval < shortest))
+            shortest = interval;
+    m_interval = shortest > 0 ? shortest : 60;
 }
 
 } // namespace guard

@@ -17,9 +17,11 @@ public:
     // Snapshots every tree whose interval has passed and that changed since its last
     // snapshot; an unchanged tree costs a status-like comparison and writes nothing.
     void take(const std::map<std::string, std::unique_ptr<RepoWatch>>& repos);
+    // Reads each repository's guard.snapshotInterval for interval(), without snapshotting.
+    void learn_interval(const std::map<std::string, std::unique_ptr<RepoWatch>>& repos);
     std::chrono::steady_clock::time_point due() const { return m_due; }
     std::string last() const { return m_last; }                 // UTC of the last snapshot
-    long long interval() const { return m_interval; }           // the default repositories use
+    long long interval() const { return m_interval; }           // the shortest repositories use (60 s when none)
 
 private:
     bool snapshot_tree(const std::filesystem::path& common, const std::string& id, const KnownTree& tree);

@@ -177,6 +177,8 @@ std::optional<NestedSave> save_nested(const Git& outer, const std::string& rel, 
 
 } // namespace
 
+void put_back_excluded(const Git& git, const Work& work) { restore_excluded(git, work); }
+
 namespace {
 
 // `file` as a copy of the checkout's own index (none: git starts from an empty one).

@@ -32,6 +32,10 @@ struct Staged {
 
 class TempFile;
 
+// In the private index `git` stages into: `work.excluded` paths removed, the tracked ones
+// put back as `work.head` has them (LESSONS 7: staged, then put back, never named to add).
+void put_back_excluded(const Git& git, const Work& work);
+
 // The first half of a save's staging, started beside the inspection when work is
 // expected (an explicit save, a destroyer that found some): git stages the whole tree
 // while git's status runs, instead of after it. Two private copies of the index: one

@@ -61,6 +61,31 @@ poll 60 snapshot_with "$REPO" agent-tree u3.txt again || fail "the third change 
 assert_eq $((N + 1)) "$(snapshots "$REPO" agent-tree)" "an unchanged tree was snapshotted again"
 assert_eq "$REFS" "$(save_refs "$REPO")" "a snapshot added a ref: the refs grow with the snapshots (one chain per tree)"
 
+section "git guard list shows a tree's snapshots as one line with a count; restore takes any of them"
+N=$(snapshots "$REPO" agent-tree)
+for args in "" "--all"; do
+    run_cmd "$GUARD" -C "$REPO" list $args
+    assert_contains "$OUT" "snapshots of $TREE: $N, newest " "list $args does not show the tree's $N snapshots as one line with their count"
+    assert_not_contains "$OUT" "refs/stranded/agent-tree/" "list $args shows the tree's snapshots one by one (one line per snapshot: hundreds a day)"
+done
+run_cmd "$GUARD" -C "$REPO" list --snapshots "$TREE"
+assert_eq "$N" "$(grep -c '^refs/stranded/agent-tree/' <<<"$OUT")" "list --snapshots does not list every snapshot of the tree"
+# An older snapshot: the first that holds u.txt and not yet u2.txt (not the newest).
+OLDEST=
+while read -r ref commit _; do
+    if [ "$(git_real -C "$REPO" cat-file -p "$commit:u.txt" 2>/dev/null)" = untracked ] &&
+        ! git_real -C "$REPO" cat-file -e "$commit:u2.txt" 2>/dev/null; then
+        OLDEST=$ref
+        break
+    fi
+done < <(grep '^refs/stranded/agent-tree/' <<<"$OUT" | sort)
+run_cmd "$GUARD" -C "$REPO" restore "$OLDEST" "$TEST_ROOT/oldest"
+assert_eq 0 "$RC" "restoring the older snapshot $OLDEST failed: $ERR"
+assert_eq untracked "$(cat "$TEST_ROOT/oldest/u.txt" 2>/dev/null)" "the older snapshot's untracked file was destroyed, not restored"
+assert_no_file "$TEST_ROOT/oldest/u2.txt" "restore of an older snapshot brought a later one's file"
+rm -rf "$TEST_ROOT/oldest"
+git_real -C "$REPO" worktree prune
+
 section "rm -rf of the tree: its last snapshot restores"
 rm -rf "$TREE"
 REF=$(newest_snapshot "$REPO" agent-tree)
@@ -85,6 +110,22 @@ if poll 30 saved_at "$REPO" second "$HEAD_ID"; then
 else
     fail "the pruned tree's staged file was destroyed, not saved (no stranded/second/)"
 fi
+
+section "snapshots honour guard.exclude, as every other save does"
+git_real -C "$REPO" config --add guard.exclude scratch/
+git_real -C "$REPO" config --add guard.exclude a.txt
+git_real -C "$REPO" worktree add -q --detach "$TEST_ROOT/excl" main
+mkdir "$TEST_ROOT/excl/scratch"
+echo junk >"$TEST_ROOT/excl/scratch/tmp.txt"
+echo "excluded edit" >"$TEST_ROOT/excl/a.txt"
+echo kept >"$TEST_ROOT/excl/keep.txt"
+poll 60 snapshot_with "$REPO" excl keep.txt kept || fail "the tree with excluded paths was never snapshotted: keep.txt would be lost to rm -rf"
+LAST=$(snapshot_commits "$REPO" excl | tail -n 1)
+assert_eq "" "$(git_real -C "$REPO" ls-tree --name-only "$LAST" scratch/ 2>/dev/null)" \
+    "a snapshot saved scratch/, which guard.exclude says is never saved"
+assert_eq a "$(git_real -C "$REPO" cat-file -p "$LAST:a.txt" 2>/dev/null)" \
+    "a snapshot saved the edit of a.txt, which guard.exclude says is never saved (it must stay as HEAD has it)"
+git_real -C "$REPO" config --unset-all guard.exclude
 
 section "guard.snapshotInterval=0 turns snapshots off"
 git_real -C "$REPO" config guard.snapshotInterval 0

@@ -37,6 +37,33 @@ fi
 run_cmd "$GUARD" -C "$REPO" watch --lost
 assert_not_contains "$OUT" "${TIP:0:12}" "watch --lost still shows a commit that is saved"
 
+section "a real git gc --auto runs the pre-auto-gc hook, whose sweep saves it before the prune"
+TIP=$(forget_while_down "$REPO" autogc)
+# Loose objects in objects/17/, where gc --auto counts them: with gc.auto=1, two are enough.
+for content in $(python3 -c '
+import hashlib
+n, found = 0, []
+while len(found) < 3:
+    data = b"autogc %d\n" % n
+    if hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest().startswith("17"):
+        found.append(str(n))
+    n += 1
+print(" ".join(found))'); do
+    printf 'autogc %s\n' "$content" | git_real -C "$REPO" hash-object -w --stdin >/dev/null
+done
+LOOSE=$(ls "$REPO/.git/objects/17" | wc -l)
+run_cmd git_real -C "$REPO" -c gc.auto=1 -c gc.autoDetach=false -c gc.pruneExpire=now -c gc.reflogExpireUnreachable=now gc --auto
+assert_eq 0 "$RC" "git gc --auto failed: $ERR"
+assert_ne "$LOOSE" "$(ls "$REPO/.git/objects/17" 2>/dev/null | wc -l)" "git gc --auto did not run (the loose objects are all still there): nothing was tested"
+if saved_at "$REPO" autogc "$TIP"; then
+    pass "gc --auto: the lost commit is saved"
+else
+    fail "gc --auto: the commit $TIP that lost its branch was left for gc to prune, not saved by the pre-auto-gc sweep"
+fi
+assert_eq commit "$(git_real -C "$REPO" cat-file -t "$TIP" 2>/dev/null)" "git gc --auto pruned the lost commit $TIP"
+run_cmd "$GUARD" -C "$REPO" list
+assert_contains "$(grep 'stranded/autogc/' <<<"$OUT")" "unreachable before gc" "the save of autogc was not the sweep's (the pre-auto-gc hook did not save it)"
+
 section "git gc --prune=now through the shim saves it before pruning"
 TIP=$(forget_while_down "$REPO" pruned)
 shim_on "$TEST_ROOT/shim"

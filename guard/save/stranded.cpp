@@ -7,6 +7,7 @@
 #include "guard/save/chain_index.hpp"
 #include "guard/save/folded.hpp"
 #include "guard/git/history.hpp"
+#include "guard/git/published.hpp"
 #include "guard/save/journal.hpp"
 #include "guard/git/process.hpp"
 #include "guard/git/repo.hpp"
@@ -256,11 +257,18 @@ std::string drop_stranded(const fs::path& start, const std::string& name)
 std::vector<Save> drop_published(const fs::path& start)
 {
     fs::path common = locate(start).common;
-    PublishedCheck published(common, read_settings(common));
+    PublishedCheck check(common, read_settings(common));
+    auto saves = list_saves(start, {.in_place = true});
+    std::erase_if(saves, [](const Save& s) { return !s.bundle.empty(); }); // its commits may be in no store to judge
+    std::vector<TipOf> tips;
+    for (const auto& s : saves)
+        tips.emplace_back(s.commit, s.branch);
+    // All of them at once: one walk per candidate base, one merge-tree for the rest.
+    auto published = published_tips(check, Git(common), tips);
     std::vector<Save> dropped;
-    for (const auto& s : list_saves(start, {.in_place = true}))
-        if (s.bundle.empty() && published(s.commit, s.branch)) // a bundle's commits may be in no store to judge
-            dropped.push_back(s);
+    for (size_t i = 0; i < saves.size(); ++i)
+        if (published[i])
+            dropped.push_back(std::move(saves[i]));
     // Each one as listed, without finding it again: one transaction, one drop link per chain.
     drop_all(common, dropped);
     return dropped;

@@ -150,7 +150,7 @@ std::vector<std::string> PublishedCheck::candidates(const std::string& branch)
 // no info/attributes, no HEAD tree and no worktree, and reads no attribute file,
 // so neither a `merge=ours` attribute nor a configured driver can make an
 // unpublished change look published.
-bool PublishedCheck::merges_cleanly(const std::string& tip, const std::string& u)
+bool PublishedCheck::make_scratch()
 {
     if (m_scratch.empty()) {
         fs::path tmp = m_git.common() / "guard" / "tmp";
@@ -171,13 +171,35 @@ bool PublishedCheck::merges_cleanly(const std::string& tip, const std::string& u
     }
     if (m_empty_tree.empty())
         m_empty_tree = m_git.empty_tree();
+    return true;
+}
+
+std::vector<std::string> PublishedCheck::merge_args() const
+{
+    return {"-c", "core.attributesFile=/dev/null", "-c", "attr.tree=" + m_empty_tree, "merge-tree", "--write-tree"};
+}
+
+std::optional<RunResult> PublishedCheck::merge_all(const std::string& lines)
+{
+    if (!make_scratch())
+        return std::nullopt;
+    auto args = merge_args();
+    args.insert(args.end(), {"--stdin", "--name-only", "--no-messages"});
+    return Git(m_scratch).isolated().with_env("GIT_ATTR_NOSYSTEM", "1").run(args, lines);
+}
+
+bool PublishedCheck::merges_cleanly(const std::string& tip, const std::string& u)
+{
+    if (!make_scratch())
+        return false;
     Git scratch = Git(m_scratch).isolated().with_env("GIT_ATTR_NOSYSTEM", "1");
     RunResult base = m_git.run({"rev-parse", u + "^{commit}", u + "^{tree}"});
     auto ids = split(base.out, '\n');
     if (base.status != 0 || ids.size() != 2)
         return false;
-    RunResult r = scratch.run({"-c", "core.attributesFile=/dev/null", "-c", "attr.tree=" + m_empty_tree,
-                               "merge-tree", "--write-tree", ids[0], tip});
+    auto args = merge_args();
+    args.insert(args.end(), {ids[0], tip});
+    RunResult r = scratch.run(args);
     std::string tree = r.out.substr(0, r.out.find('\n'));
     spdlog::debug("published check: {} into {}: exit {} tree {}", tip, u, r.status, tree);
     return r.status == 0 && tree == ids[1];

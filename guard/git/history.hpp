@@ -6,6 +6,7 @@
 #include <chrono>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -51,9 +52,15 @@ public:
     // Whether merging `tip` into `u` leaves `u`'s tree unchanged (a move's new value that
     // holds the old content: a rebase, an amend that only added to it).
     bool contained(const std::string& tip, const std::string& u) { return merges_cleanly(tip, u); }
+    // The candidates U for a tip that came from `branch`, in the order operator() tries them.
+    std::vector<std::string> candidates(const std::string& branch);
+    // `git merge-tree --write-tree --stdin --name-only --no-messages` of `lines` ("<U> <tip>"
+    // a line), run as merges_cleanly runs one merge; nullopt when it cannot be run.
+    std::optional<RunResult> merge_all(const std::string& lines);
 
 private:
-    std::vector<std::string> candidates(const std::string& branch);
+    bool make_scratch();
+    std::vector<std::string> merge_args() const;
     bool merges_cleanly(const std::string& tip, const std::string& u);
     Git m_git;
     std::vector<std::string> m_bases;

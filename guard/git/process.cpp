@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -110,7 +111,9 @@ void pump(const std::string& input, int in_fd, int out_fd, int err_fd, RunResult
             throw Error(std::string("poll: ") + std::strerror(errno));
         }
         if (in_fd >= 0 && fds[0].revents) {
-            ssize_t n = ::write(in_fd, input.data() + written, input.size() - written);
+            // At most PIPE_BUF: POLLOUT promises that much room, and a blocking write of more
+            // waits for the child to read all of it while the child waits for us to read.
+            ssize_t n = ::write(in_fd, input.data() + written, std::min<size_t>(input.size() - written, PIPE_BUF));
             if (n > 0)
                 written += static_cast<size_t>(n);
             if (n < 0 || written == input.size()) {

@@ -18,10 +18,9 @@ namespace {
 
 constexpr const char* k_in_place = "refs/stranded/";
 
-// Records of `fields` NUL-terminated fields, each record ending in a newline (git log's
-// and for-each-ref's --format=...%x00 output). Counting fields keeps a message that holds
-// a newline after a NUL-free field from splitting a record.
-std::vector<std::vector<std::string>> records_of(const std::string& out, size_t fields)
+} // namespace
+
+std::vector<std::vector<std::string>> nul_records(const std::string& out, size_t fields)
 {
     std::vector<std::vector<std::string>> records;
     std::vector<std::string> record;
@@ -41,6 +40,8 @@ std::vector<std::vector<std::string>> records_of(const std::string& out, size_t 
     return records;
 }
 
+namespace {
+
 struct Tip {
     std::string oid;    // "" when the chain does not exist yet
     std::string handle; // the newest link's handle (saved or dropped)
@@ -54,7 +55,7 @@ Tip read_tip(const Git& git, const std::string& chain)
                            chain});
     if (r.status != 0)
         throw Error("cannot read the chain " + chain + ": " + r.err);
-    for (const auto& f : records_of(r.out, 4))
+    for (const auto& f : nul_records(r.out, 4))
         if (f[0] == chain)
             return {f[1], f[2].empty() ? f[3] : f[2]};
     return {};
@@ -70,7 +71,7 @@ std::map<std::string, std::string> messages_of(const Git& git, const std::vector
     if (r.status != 0)
         throw Error("cannot read the saves to append: " + r.err);
     std::map<std::string, std::string> out;
-    for (const auto& f : records_of(r.out, 2))
+    for (const auto& f : nul_records(r.out, 2))
         out[f[0]] = f[1];
     return out;
 }
@@ -113,7 +114,7 @@ std::vector<std::vector<std::string>> new_links(const Git& git, const std::strin
     RunResult r = git.run(args);
     if (r.status != 0)
         throw Error("cannot read back the chain " + chain + ": " + r.err);
-    return records_of(r.out, 4);
+    return nul_records(r.out, 4);
 }
 
 void check_links(const Git& git, const std::string& chain, const std::string& old, const std::vector<Link>& links)
@@ -208,7 +209,7 @@ void verify_link(const Git& git, const Saved& s)
 {
     std::string chain = chain_of_handle(s.ref);
     RunResult r = git.run({"log", "--first-parent", "-n", "64", "--format=%P%x00%(trailers:key=Stranded-Save,valueonly,separator=)%x00", chain});
-    for (const auto& f : records_of(r.out, 2)) {
+    for (const auto& f : nul_records(r.out, 2)) {
         auto parents = split(f[0], ' ');
         if (f[1] != s.ref || parents.size() != 2)
             continue;
@@ -217,38 +218,6 @@ void verify_link(const Git& git, const Saved& s)
             return;
     }
     throw Error("verification failed: " + chain + " does not hold the save " + s.ref + " at " + s.commit);
-}
-
-std::vector<std::vector<std::string>> chain_records(const fs::path& common)
-{
-    Git git(common);
-    RunResult refs = git.run({"for-each-ref", "--format=%(refname)", k_chain_prefix});
-    std::vector<std::string> args = {"log", "--first-parent", "--topo-order", "--source",
-                                     "--format=%H%x00%S%x00%P%x00%ct%x00%(trailers:only,unfold)%x00%b%x00"
-                                     "%(trailers:key=Stranded-Save,valueonly,separator=)%x00"
-                                     "%(trailers:key=Stranded-Drop,valueonly,separator=)%x00"};
-    size_t chains = 0;
-    for (const auto& ref : split(refs.out, '\n'))
-        if (is_chain_ref(ref))
-            args.push_back(ref), ++chains;
-    if (chains == 0)
-        return {};
-    RunResult r = git.run(args);
-    if (r.status != 0)
-        throw Error("cannot list the chained saves: " + r.err);
-    std::vector<std::vector<std::string>> out;
-    std::map<std::string, bool> dropped;
-    for (auto& f : records_of(r.out, 8)) {
-        if (!f[7].empty()) {
-            dropped[f[7]] = true;
-            continue;
-        }
-        auto parents = split(f[2], ' ');
-        if (f[6].empty() || parents.size() != 2 || dropped.count(f[6]))
-            continue;
-        out.push_back({f[6], parents[1], f[3], f[4], f[5], f[0], f[1]});
-    }
-    return out;
 }
 
 void drop_link(const fs::path& common, const std::string& handle, std::chrono::seconds lock_timeout)

@@ -60,10 +60,10 @@ Saved append_save(const std::filesystem::path& common, const std::string& name, 
 // Verifies that `s.ref` (a handle) is held by its chain with `s.commit` and `s.tree`.
 void verify_link(const Git& git, const Saved& s);
 
-// Every save the chains hold and no drop link dropped, newest first, as for-each-ref
-// records: handle, commit, committer time, trailers, body (the save's own message facts,
-// copied into its link when it was appended), then the link and its chain.
-std::vector<std::vector<std::string>> chain_records(const std::filesystem::path& common);
+// Records of `fields` NUL-terminated fields, each record ending in a newline (git log's
+// and for-each-ref's --format=...%x00 output). Counting fields keeps a message that holds
+// a newline after a NUL-free field from splitting a record.
+std::vector<std::vector<std::string>> nul_records(const std::string& out, size_t fields);
 
 // Appends a drop link for `handle` (held by `chain`), under the chain's lock.
 void drop_link(const std::filesystem::path& common, const std::string& handle, std::chrono::seconds lock_timeout);

@@ -22,6 +22,7 @@ void add_chained(std::vector<Save>& out, std::set<std::string>& seen,
                  const std::set<std::string>* pushed)
 {
     std::map<std::string, bool> reached; // per chain: a pushed tip is at or above this link
+    out.reserve(out.size() + records.size());
     for (const auto& f : records) {
         if (f.size() < 7 || !seen.insert(f[0] + " " + f[1]).second)
             continue;

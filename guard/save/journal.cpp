@@ -194,13 +194,15 @@ std::vector<JournalEntry> read_journal(const fs::path& common_dir)
             spdlog::warn("journal line {} is not a record; skipped", number);
             continue;
         }
-        JournalEntry e;
-        e.time = get(*o, "time");
+        auto take = [&o](const char* key) { // each value once: a journal has a line per save
+            auto it = o->find(key);
+            return it == o->end() ? std::string() : std::move(it->second);
+        };
+        JournalEntry& e = out.emplace_back();
+        e.time = take("time");
         e.pid = std::atoll(get(*o, "pid").c_str());
-        e.event = {get(*o, "kind"),   get(*o, "ref"),    get(*o, "commit"),
-                   get(*o, "path"),   get(*o, "branch"), get(*o, "reason"),
-                   get(*o, "detail"), get(*o, "remote"), get(*o, "ok") != "false"};
-        out.push_back(std::move(e));
+        e.event = {take("kind"),   take("ref"),    take("commit"), take("path"),          take("branch"),
+                   take("reason"), take("detail"), take("remote"), get(*o, "ok") != "false"};
     }
     return out;
 }

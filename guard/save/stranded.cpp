@@ -4,8 +4,10 @@
 #include "guard/save/backup.hpp"
 #include "guard/save/bundles.hpp"
 #include "guard/save/chain.hpp"
+#include "guard/save/chain_index.hpp"
 #include "guard/save/folded.hpp"
 #include "guard/git/history.hpp"
+#include "guard/git/published.hpp"
 #include "guard/save/journal.hpp"
 #include "guard/git/process.hpp"
 #include "guard/git/repo.hpp"
@@ -15,6 +17,7 @@
 #include <ctime>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 namespace fs = std::filesystem;
 
@@ -25,14 +28,14 @@ namespace {
 constexpr const char* k_removal_prefix = "refs/heads/stranded/";
 constexpr const char* k_in_place_prefix = "refs/stranded/";
 
-std::string trailer(const std::string& trailers, const std::string& key)
+std::string trailer(const std::string& trailers, std::string_view key)
 {
-    std::string text = "\n" + trailers;
-    auto at = text.find("\n" + key + ": ");
-    if (at == std::string::npos)
-        return "";
-    at += key.size() + 3;
-    return text.substr(at, text.find('\n', at) - at);
+    for (size_t at = trailers.find(key); at != std::string::npos; at = trailers.find(key, at + 1)) {
+        size_t value = at + key.size() + 2;
+        if ((at == 0 || trailers[at - 1] == '\n') && trailers.compare(at + key.size(), 2, ": ") == 0)
+            return trailers.substr(value, trailers.find('\n', value) - value);
+    }
+    return "";
 }
 
 // git's for-each-ref, one record per save: fields split by NUL, records ending in NUL + LF.
@@ -89,13 +92,16 @@ std::string ref_source(const std::string& ref)
     return rest.substr(0, rest.rfind('/'));
 }
 
-void fill_from_journal(Save& s, const std::map<std::string, JournalEntry>& saves)
+// The newest save record of each ref, pointing into the journal as read.
+using Recorded = std::unordered_map<std::string, const JournalEntry*>;
+
+void fill_from_journal(Save& s, const Recorded& saves)
 {
     auto it = saves.find(s.ref);
     // Made here when this repository's journal recorded it; else it came from elsewhere.
-    s.foreign = it == saves.end() || (!it->second.event.commit.empty() && it->second.event.commit != s.commit);
+    s.foreign = it == saves.end() || (!it->second->event.commit.empty() && it->second->event.commit != s.commit);
     if (it != saves.end()) {
-        const auto& e = it->second.event;
+        const auto& e = it->second->event;
         if (s.path.empty() && s.branch.empty()) {
             s.path = e.path;
             s.branch = e.branch;
@@ -103,7 +109,7 @@ void fill_from_journal(Save& s, const std::map<std::string, JournalEntry>& saves
         if (s.reason.empty())
             s.reason = e.reason;
         if (s.time.empty())
-            s.time = it->second.time;
+            s.time = it->second->time;
     }
     if (s.path.empty() && s.branch.empty())
         s.branch = ref_source(s.ref); // saved before the journal: the name is all we know
@@ -111,7 +117,7 @@ void fill_from_journal(Save& s, const std::map<std::string, JournalEntry>& saves
         s.reason = "unknown (saved before the journal)";
 }
 
-Save make_save(const std::vector<std::string>& f, const std::map<std::string, JournalEntry>& saves)
+Save make_save(const std::vector<std::string>& f, const Recorded& saves)
 {
     // f: ref, commit, committer time, trailers, body
     Save s;
@@ -159,17 +165,20 @@ bool matches(const Save& s, const ListOptions& o)
 
 std::vector<Save> all_saves(const fs::path& common)
 {
-    std::map<std::string, JournalEntry> recorded; // the newest save record of each ref
+    Recorded recorded; // the newest save record of each ref
     auto journal = read_journal(common);
     for (const auto& e : journal)
         if (e.event.kind == "save" && !e.event.ref.empty())
-            recorded[e.event.ref] = e;
+            recorded[e.event.ref] = &e;
     RecordSettings settings = read_record_settings(common);
     auto pushed = backed_up(journal, settings.backup_remote);
     std::vector<Save> out;
     std::set<std::string> seen; // a save folded while its name stayed (a failed deletion) is listed once
+    std::map<std::string, std::string> chains; // read by this one for-each-ref, walked above their index
     for (const auto& f : for_each_save(common, "%(refname)%00%(objectname)%00%(committerdate:unix)%00"
                                                "%(trailers:only,unfold)%00%(contents:body)")) {
+        if (f.size() >= 5 && is_chain_ref(f[0]))
+            chains[f[0]] = f[1];
         if (f.size() < 5 || is_chain_ref(f[0]) || !seen.insert(f[0] + " " + f[1]).second)
             continue;
         Save s = make_save(f, recorded);
@@ -179,7 +188,7 @@ std::vector<Save> all_saves(const fs::path& common)
     }
     for (auto& s : bundle_saves(common, journal))
         out.push_back(std::move(s));
-    add_chained(out, seen, chain_records(common), [&](const auto& f) { return make_save(f, recorded); },
+    add_chained(out, seen, chain_records(common, chains), [&](const auto& f) { return make_save(f, recorded); },
                 settings.backup_remote.empty() ? nullptr : &pushed);
     return out;
 }
@@ -204,10 +213,8 @@ std::vector<SaveRef> save_refs(const fs::path& common_dir)
 
 std::vector<Save> list_saves(const fs::path& start, const ListOptions& options)
 {
-    std::vector<Save> out;
-    for (auto& s : all_saves(common_dir_of(start)))
-        if (matches(s, options))
-            out.push_back(std::move(s));
+    std::vector<Save> out = all_saves(common_dir_of(start));
+    std::erase_if(out, [&](const Save& s) { return !matches(s, options); });
     return out;
 }
 
@@ -250,11 +257,18 @@ std::string drop_stranded(const fs::path& start, const std::string& name)
 std::vector<Save> drop_published(const fs::path& start)
 {
     fs::path common = locate(start).common;
-    PublishedCheck published(common, read_settings(common));
+    PublishedCheck check(common, read_settings(common));
+    auto saves = list_saves(start, {.in_place = true});
+    std::erase_if(saves, [](const Save& s) { return !s.bundle.empty(); }); // its commits may be in no store to judge
+    std::vector<TipOf> tips;
+    for (const auto& s : saves)
+        tips.emplace_back(s.commit, s.branch);
+    // All of them at once: one walk per candidate base, one merge-tree for the rest.
+    auto published = published_tips(check, Git(common), tips);
     std::vector<Save> dropped;
-    for (const auto& s : list_saves(start, {.in_place = true}))
-        if (s.bundle.empty() && published(s.commit, s.branch)) // a bundle's commits may be in no store to judge
-            dropped.push_back(s);
+    for (size_t i = 0; i < saves.size(); ++i)
+        if (published[i])
+            dropped.push_back(std::move(saves[i]));
     // Each one as listed, without finding it again: one transaction, one drop link per chain.
     drop_all(common, dropped);
     return dropped;

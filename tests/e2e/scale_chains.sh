@@ -113,6 +113,36 @@ assert_ne "" "$(git_real -C "$R" for-each-ref refs/stranded/chain/archive)" "the
 # hook's to judge by effect, like a branch's forced move; that judgement is not in this
 # suite's build yet (the hook judges forced moves of refs/heads/* only).
 
+section "the chains' index: a stale or planted index never hides or invents a save"
+INDEX=$R/.git/guard/chains.index
+[ -f "$INDEX" ] && pass "list keeps an index of the chains" || fail "list wrote no index of the chains"
+EXPECT=$(listed "$R" | grep -o '"ref":"[^"]*"' | sort)
+printf 'two more\n' >"$R/a.txt"
+git -C "$R" reset -q --hard 2>/dev/null
+NOW=$(listed "$R" | grep -o '"ref":"[^"]*"' | sort)
+assert_eq "$(($(printf '%s\n' "$EXPECT" | grep -c .) + 1))" "$(printf '%s\n' "$NOW" | grep -c .)" \
+    "a save appended after the index was written is listed (the links above its tip were read)"
+# An index whose tips are no ancestors of the chains (from another repository, or a chain
+# force-moved since): the chains are walked whole.
+python3 - "$INDEX" <<'PY'
+import sys
+path = sys.argv[1]
+data = open(path, "rb").read()
+head, _, rest = data.partition(b"\n")
+fields, at = rest.split(b"\0"), 0
+while fields[at] != b"refs/stranded/chain/tree/many": # chain, tip, count, 7 fields a link
+    at += 3 + 7 * int(fields[at + 2])
+fields[at + 1] = b"0123456789abcdef0123456789abcdef01234567" # the tree chain's indexed tip: unknown
+open(path, "wb").write(head + b"\n" + b"\0".join(fields))
+PY
+printf 'three more\n' >"$R/a.txt"
+git -C "$R" reset -q --hard 2>/dev/null
+NOW=$(printf '%s\n%s\n' "$NOW" "$(git_real -C "$R" for-each-ref --sort=-refname --format='"ref":"%(refname)"' refs/stranded/many/ | head -1)" | sort)
+assert_eq "$NOW" "$(listed "$R" | grep -o '"ref":"[^"]*"' | sort)" \
+    "with a planted index tip, every save is still listed once, the newest too (the chain was walked whole)"
+printf 'git-guard chains index 1\nrefs/stranded/chain/archive\0%s\0' "$(git_real -C "$R" rev-parse refs/stranded/chain/archive)" >"$INDEX"
+assert_eq "$NOW" "$(listed "$R" | grep -o '"ref":"[^"]*"' | sort)" "with a torn index, every save is still listed once"
+
 section "migration: loose save refs of an earlier version are folded"
 M=$TEST_ROOT/migrate
 new_repo "$M"

@@ -1,0 +1,205 @@
+// The chains' records, read from the index under each tip and from git above it.
+#include "guard/save/chain_index.hpp"
+
+#include "guard/save/chain.hpp"
+#include "guard/git/git.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <fstream>
+#include <set>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace guard {
+
+namespace {
+
+constexpr const char* k_header = "git-guard chains index 1\n";
+// A link as git log prints it: id, parents, committer time, trailers, body, saved handle,
+// dropped handle.
+constexpr size_t k_fields = 7;
+constexpr const char* k_format = "--format=%H%x00%P%x00%ct%x00%(trailers:only,unfold)%x00%b%x00"
+                                 "%(trailers:key=Stranded-Save,valueonly,separator=)%x00"
+                                 "%(trailers:key=Stranded-Drop,valueonly,separator=)%x00";
+
+using Links = std::vector<std::vector<std::string>>; // newest first, down to the root
+
+struct Indexed {
+    std::string tip;
+    Links links;
+};
+
+using ChainIndex = std::map<std::string, Indexed>;
+
+fs::path index_path(const fs::path& common) { return common / "guard" / "chains.index"; }
+
+// The index, or nothing of it when it is missing or not whole (then every chain is walked).
+ChainIndex read_index(const fs::path& common)
+{
+    std::ifstream in(index_path(common), std::ios::binary | std::ios::ate);
+    std::string text(in ? static_cast<size_t>(in.tellg()) : 0, '\0');
+    in.seekg(0);
+    if (!in.read(text.data(), static_cast<std::streamsize>(text.size())))
+        return {};
+    if (!text.starts_with(k_header))
+        return {};
+    size_t at = std::string(k_header).size();
+    auto field = [&](std::string& out) {
+        size_t end = text.find('\0', at);
+        if (end == std::string::npos)
+            return false;
+        out.assign(text, at, end - at);
+        at = end + 1;
+        return true;
+    };
+    ChainIndex known;
+    for (std::string chain, tip, count; at < text.size();) {
+        if (!field(chain) || !field(tip) || !field(count))
+            return {};
+        Indexed& entry = known[chain];
+        entry.tip = tip;
+        entry.links.resize(std::stoul(count), std::vector<std::string>(k_fields));
+        for (auto& link : entry.links)
+            for (auto& f : link)
+                if (!field(f))
+                    return {};
+    }
+    return known;
+}
+
+// Replaces the index whole (a temporary file of this process, then rename), so a reader
+// sees the old one or the new one. Never throws: without an index, the chains are walked.
+void write_index(const fs::path& common, const ChainIndex& known)
+{
+    std::error_code ec;
+    if (!fs::exists(common / "objects", ec))
+        return;
+    fs::create_directories(common / "guard", ec);
+    std::string text = k_header;
+    for (const auto& [chain, entry] : known) {
+        text += chain + '\0' + entry.tip + '\0' + std::to_string(entry.links.size()) + '\0';
+        for (const auto& link : entry.links)
+            for (const auto& f : link)
+                text += f + '\0';
+    }
+    fs::path temp = index_path(common).string() + "." + std::to_string(::getpid()) + ".tmp";
+    {
+        std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+        out << text;
+        if (!out.flush()) {
+            spdlog::debug("cannot write {}", temp.string());
+            fs::remove(temp, ec);
+            return;
+        }
+    }
+    fs::rename(temp, index_path(common), ec);
+    if (ec)
+        fs::remove(temp, ec);
+}
+
+// The links of git log's `records` from `tip` down along first parents to `below` (the
+// indexed tip, or "" for the root). False when the line does not end there: the walk
+// missed a link or `below` is not on the chain.
+bool follow(const std::map<std::string, const std::vector<std::string>*>& by_id, std::string id,
+            const std::string& below, Links& out)
+{
+    while (id != below) {
+        auto it = by_id.find(id);
+        if (id.empty() || it == by_id.end())
+            return false;
+        out.push_back(*it->second);
+        const std::string& parents = it->second->at(1);
+        id = parents.substr(0, parents.find(' '));
+    }
+    return true;
+}
+
+// Walks, in one git, every chain of `chains` (ref -> tip) above its indexed tip (`whole`:
+// down to its root) and puts its links in `known`. Returns the chains whose line of links
+// does not end on their indexed tip, untouched in `known`.
+std::map<std::string, std::string> walk(const Git& git, const std::map<std::string, std::string>& chains,
+                                        ChainIndex& known, bool whole)
+{
+    std::vector<std::string> args = {"log", "--first-parent", k_format};
+    for (const auto& [chain, tip] : chains) {
+        args.push_back(tip);
+        auto it = known.find(chain);
+        if (!whole && it != known.end() && !it->second.tip.empty())
+            args.push_back("^" + it->second.tip);
+    }
+    RunResult r = git.run(args);
+    if (r.status != 0 && !whole)
+        return chains; // an indexed tip this repository does not have
+    if (r.status != 0)
+        throw Error("cannot list the chained saves: " + r.err);
+    auto records = nul_records(r.out, k_fields);
+    std::map<std::string, const std::vector<std::string>*> by_id;
+    for (const auto& f : records)
+        by_id[f[0]] = &f;
+    std::map<std::string, std::string> missed;
+    for (const auto& [chain, tip] : chains) {
+        Indexed& entry = known[chain];
+        Links links;
+        if (!follow(by_id, tip, whole ? "" : entry.tip, links)) {
+            missed[chain] = tip;
+            continue;
+        }
+        if (!whole)
+            links.insert(links.end(), entry.links.begin(), entry.links.end());
+        entry = {tip, std::move(links)};
+    }
+    return missed;
+}
+
+// The saves of `links` (one chain's, newest first) that no newer drop link dropped.
+void add_saves(const std::string& chain, Links& links, std::vector<std::vector<std::string>>& out)
+{
+    std::set<std::string> dropped;
+    for (auto& f : links) {
+        if (!f[6].empty()) {
+            dropped.insert(f[6]);
+            continue;
+        }
+        auto parents = split(f[1], ' ');
+        if (f[5].empty() || parents.size() != 2 || dropped.count(f[5]))
+            continue;
+        out.push_back({std::move(f[5]), parents[1], std::move(f[2]), std::move(f[3]), std::move(f[4]),
+                       std::move(f[0]), chain});
+    }
+}
+
+} // namespace
+
+std::vector<std::vector<std::string>> chain_records(const fs::path& common,
+                                                    const std::map<std::string, std::string>& tips)
+{
+    if (tips.empty())
+        return {};
+    ChainIndex known = read_index(common);
+    bool changed = known.size() != tips.size();
+    std::map<std::string, std::string> moved;
+    for (const auto& [chain, tip] : tips)
+        if (!known.count(chain) || known[chain].tip != tip)
+            moved[chain] = tip;
+    std::erase_if(known, [&](const auto& e) { return !tips.count(e.first); });
+    if (!moved.empty()) {
+        Git git(common);
+        auto missed = walk(git, moved, known, false);
+        if (!missed.empty()) {
+            spdlog::debug("chain index: {} chain(s) not above their indexed tip: walked whole", missed.size());
+            if (auto still = walk(git, missed, known, true); !still.empty())
+                throw Error("cannot list the chained saves: " + still.begin()->first + " is not a line of links");
+        }
+        changed = true;
+    }
+    if (changed)
+        write_index(common, known);
+    std::vector<std::vector<std::string>> out;
+    for (auto& [chain, entry] : known)
+        add_saves(chain, entry.links, out);
+    return out;
+}
+
+} // namespace guard

@@ -1,0 +1,23 @@
+#pragma once
+// The chains' records as `list` and every command that finds a save read them, without
+// walking every link on every call: a chain's history below a tip never changes (a chain
+// only moves forward, DESIGN §2.6), so what a walk read under a tip is kept in
+// `<common>/guard/chains.index` and only the links above it are read again.
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace guard {
+
+// Every save the chains `tips` (chain ref -> its tip, as the caller's for-each-ref read
+// them) hold and no drop link dropped, newest first in each chain, as for-each-ref
+// records: handle, commit, committer time, trailers, body (the save's own message facts,
+// copied into its link when it was appended), then the link and its chain. Walks only
+// the links above each chain's indexed tip (one git for all of them), and checks that the
+// new links end on that tip; when they do not (an index from elsewhere, a chain that was
+// force-moved), it walks the chain whole. Throws Error when git cannot read a chain.
+std::vector<std::vector<std::string>> chain_records(const std::filesystem::path& common,
+                                                    const std::map<std::string, std::string>& tips);
+
+} // namespace guard

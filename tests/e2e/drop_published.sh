@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# `git guard drop --published` over many saves at once (issue 20 item 5): every save is
+# judged as DESIGN §4.2 says (an ancestor of a candidate base, or merged into one without
+# changing its tree), now for all of them together:
+#   - published saves are dropped: pushed to the default branch, pushed under the branch's
+#     own name, squash-merged (content published, commit not), folded ones included;
+#   - unpublished ones are kept: unique commits, uncommitted work, a change the remote
+#     later changed again (a merge that is not clean or changes the tree).
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+GUARD=$GUARD_BIN_DIR/git-guard
+make_clone pub
+R=$TEST_ROOT/pub
+git_real -C "$R" config guard.enabled true
+git_real -C "$R" config guard.keepBranches 3
+install_hook "$R"
+shim_on
+
+save_of() { "$GUARD" -C "$R" list --all --source "$1" --json | jq -r .ref | head -1; }
+commit_of() { "$GUARD" -C "$R" list --all --source "$1" --json | jq -r .commit | head -1; }
+listed() { "$GUARD" -C "$R" list --all --json | jq -r .ref | sort; }
+
+# branch_save NAME FILE: a branch with one commit of its own, deleted (saved by the hook).
+branch_save() {
+    git_real -C "$R" switch -q -c "$1" main
+    commit_file "$R" "$2" "$1 content"
+    git_real -C "$R" switch -q main
+    git_real -C "$R" branch -q -D "$1" 2>/dev/null
+}
+
+section "saves of every kind, some published later"
+for i in $(seq 1 6); do branch_save "kept$i" "kept$i.txt"; done # unique commits
+branch_save pushed pushed.txt
+git_real -C "$R" push -q origin "$(commit_of pushed):refs/heads/main"
+branch_save named named.txt
+git_real -C "$R" push -q origin "$(commit_of named):refs/heads/named"
+branch_save squashed squashed.txt
+branch_save changed changed.txt
+git_real -C "$R" fetch -q origin
+# squashed: its content lands on origin/main as another commit (a squash merge).
+W=$TEST_ROOT/work
+git_real clone -q "$TEST_ROOT/pub.origin" "$W"
+printf 'squashed content\n' >"$W/squashed.txt"
+printf 'changed content, then changed again upstream\n' >"$W/changed.txt"
+git_real -C "$W" add squashed.txt changed.txt
+git_real -C "$W" commit -q -m "squash"
+git_real -C "$W" push -q origin main
+git_real -C "$R" fetch -q origin
+printf 'uncommitted\n' >"$R/a.txt"
+git -C "$R" reset -q --hard 2>/dev/null # an in-place save of uncommitted work
+for name in kept1 kept6 pushed named squashed changed; do
+    assert_ne "" "$(save_of "$name")" "the deletion of $name was not saved"
+done
+assert_eq "" "$(git_real -C "$R" for-each-ref "$(save_of kept1)")" "with guard.keepBranches=3 the oldest saves are folded onto the archive"
+BEFORE=$(listed)
+KEEP="$(save_of kept1) $(save_of kept6) $(save_of changed) $("$GUARD" -C "$R" list --all --json | jq -r 'select(.reason == "reset --hard") | .ref')"
+DROP="$(save_of pushed) $(save_of named) $(save_of squashed)"
+
+section "drop --published: the published ones go, the others stay"
+run_cmd "$GUARD" -C "$R" drop --published
+assert_eq 0 "$RC" "drop --published exits 0: $ERR"
+assert_contains "$OUT" "3 save(s) dropped" "drop --published drops exactly the 3 published saves: $OUT"
+AFTER=$(listed)
+for ref in $DROP; do
+    assert_not_contains "$AFTER" "$ref" "the published save $ref was kept"
+done
+for ref in $KEEP; do
+    assert_contains "$AFTER" "$ref" "drop --published dropped $ref, whose work exists nowhere else"
+done
+assert_eq "$(($(printf '%s\n' "$BEFORE" | grep -c .) - 3))" "$(printf '%s\n' "$AFTER" | grep -c .)" \
+    "every unpublished save is still listed"
+for i in $(seq 1 6); do
+    assert_eq "kept$i content" "$(git_real -C "$R" show "$(commit_of "kept$i"):kept$i.txt" 2>/dev/null)" \
+        "the unique commit of kept$i is lost"
+done
+
+section "a second run drops nothing"
+run_cmd "$GUARD" -C "$R" drop --published
+assert_contains "$OUT" "0 save(s) dropped" "drop --published dropped an unpublished save on its second run"
+
+finish

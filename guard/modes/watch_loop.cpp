@@ -36,6 +36,16 @@ constexpr const char* k_registry_key = "\x01registry";
 constexpr char k_tree_key = '\x02';     // "\x02<common>\n<id>": a working tree's directories
 constexpr size_t k_tree_dirs = 4096;    // more directories than this: checked by git each interval
 
+// Trees may use half of the user's inotify watches: the ref stores, which no poll of the
+// files replaces, keep the rest.
+size_t tree_watch_budget()
+{
+    std::ifstream in("/proc/sys/fs/inotify/max_user_watches");
+    size_t max = 8192;
+    in >> max;
+    return max / 2;
+}
+
 class Watcher {
 public:
     int run();
@@ -59,6 +69,7 @@ private:
     std::set<std::string> m_armed;  // "<common>\n<id>\n<path>": trees whose directories were walked
     std::set<std::string> m_rewalk; // tree keys with events since their last walk
     Clock::time_point m_next_rewalk = Clock::now();
+    size_t m_tree_budget = tree_watch_budget();
 };
 
 // Returns whether it watches a directory it did not before.
@@ -86,7 +97,8 @@ void Watcher::arm_tree(const std::string& common, const std::string& id, const f
             continue;
         }
         if (it->is_directory(ec) && !it->is_symlink(ec))
-            all = ++dirs <= k_tree_dirs && m_inotify.watch_files(it->path(), key);
+            all = ++dirs <= k_tree_dirs && m_inotify.watches() < m_tree_budget &&
+                  m_inotify.watch_files(it->path(), key);
     }
     if (!all || ec)
         m_inotify.forget(key);

@@ -42,6 +42,13 @@ export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com
 export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.com
 printf '[gc]\n\tauto = 0\n[maintenance]\n\tauto = false\n[init]\n\tdefaultBranch = main\n' >"$HOME/.gitconfig"
 
+# The git the watcher runs counts its calls (the watcher takes $GIT_GUARD_REAL_GIT).
+real_git=$(command -v git)
+printf '#!/bin/sh\necho x >>"%s"\nexec "%s" "$@"\n' "$work/git-calls" "$real_git" >"$work/counting-git"
+chmod +x "$work/counting-git"
+export GIT_GUARD_REAL_GIT=$work/counting-git
+calls() { [ -f "$work/git-calls" ] && wc -l <"$work/git-calls" || echo 0; }
+
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 # cpu PID: user+system CPU ticks of PID and its waited-for children.
 cpu() { awk '{print $14 + $15 + $16 + $17}' "/proc/$1/stat"; }
@@ -65,10 +72,12 @@ echo "watcher pid $pid"
 if part idle; then
 echo "== idle: ${idle} s"
 before=$(cpu "$pid")
+calls_before=$(calls)
 sleep "$idle"
 after=$(cpu "$pid")
 awk -v t=$((after - before)) -v hz="$ticks" -v s="$idle" \
     'BEGIN {printf "idle CPU: %.3f s over %d s = %.3f%% of one core\n", t / hz, s, 100 * t / hz / s}'
+echo "git processes the watcher ran while idle: $(($(calls) - calls_before)) over ${idle} s (60 trees)"
 echo "memory (VmRSS) with 50 worktrees: $(awk '/VmRSS/ {print $2, $3}' "/proc/$pid/status")"
 fi
 

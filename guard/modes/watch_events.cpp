@@ -50,18 +50,30 @@ Inotify::~Inotify()
 
 bool Inotify::watch(const fs::path& dir, const std::string& key)
 {
-    if (m_dirs.count(dir))
-        return true;
     if (m_fd < 0)
         return false;
-    int wd = ::inotify_add_watch(m_fd, dir.c_str(), k_mask);
-    if (wd < 0) {
-        if (errno == ENOSPC && !m_limit) {
-            m_limit = true;
-            m_why = "the inotify watch limit (fs.inotify.max_user_watches) is reached";
-        }
-        return errno != ENOSPC; // missing or unreadable: nothing to watch there yet
+    if (add(dir, key, k_mask) || errno != ENOSPC)
+        return true; // missing or unreadable: nothing to watch there yet
+    if (!m_limit) {
+        m_limit = true;
+        m_why = "the inotify watch limit (fs.inotify.max_user_watches) is reached";
     }
+    return false;
+}
+
+bool Inotify::watch_files(const fs::path& dir, const std::string& key)
+{
+    return m_fd >= 0 && add(dir, key, k_mask | IN_MODIFY | IN_ATTRIB);
+}
+
+// False (errno set) when the kernel refuses the watch.
+bool Inotify::add(const fs::path& dir, const std::string& key, uint32_t mask)
+{
+    if (m_dirs.count(dir))
+        return true;
+    int wd = ::inotify_add_watch(m_fd, dir.c_str(), mask);
+    if (wd < 0)
+        return false;
     m_keys[wd] = key;
     m_dirs[dir] = wd;
     return true;

@@ -3,6 +3,7 @@
 // read the repository again, so the watcher needs no more than "which key, now".
 
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -24,6 +25,9 @@ public:
     // (fs.inotify.max_user_watches) is reached, or there is no instance;
     // `limit_reached()` then stays true.
     bool watch(const std::filesystem::path& dir, const std::string& key);
+    // The same for a working tree's directory (file writes too): a watch the kernel
+    // refuses is only false here, never a reason to poll the ref store.
+    bool watch_files(const std::filesystem::path& dir, const std::string& key);
     // Forgets every watch of `key`.
     void forget(const std::string& key);
 
@@ -37,6 +41,7 @@ public:
     size_t watches() const { return m_dirs.size(); }
 
 private:
+    bool add(const std::filesystem::path& dir, const std::string& key, uint32_t mask);
     int m_fd = -1;
     int m_signals = -1;  // a signalfd: a stop request wakes the wait, never races it
     bool m_limit = false;

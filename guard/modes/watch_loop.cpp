@@ -33,6 +33,18 @@ namespace guard {
 namespace {
 
 constexpr const char* k_registry_key = "\x01registry";
+constexpr char k_tree_key = '\x02';     // "\x02<common>\n<id>": a working tree's directories
+constexpr size_t k_tree_dirs = 4096;    // more directories than this: checked by git each interval
+
+// Trees may use half of the user's inotify watches: the ref stores, which no poll of the
+// files replaces, keep the rest.
+size_t tree_watch_budget()
+{
+    std::ifstream in("/proc/sys/fs/inotify/max_user_watches");
+    size_t max = 8192;
+    in >> max;
+    return max / 2;
+}
 
 class Watcher {
 public:
@@ -41,6 +53,10 @@ public:
 private:
     void reload();
     bool arm(RepoWatch& repo);
+    void arm_trees(const RepoWatch& repo);
+    void arm_tree(const std::string& common, const std::string& id, const fs::path& root);
+    void tree_changed(const std::string& key);
+    void rewalk();
     void read(const std::string& key);
     void write_status() const;
     std::chrono::milliseconds next_wake() const;
@@ -50,6 +66,10 @@ private:
     Snapshots m_snapshots;
     std::string m_last_event;
     Clock::time_point m_next_poll = Clock::now();
+    std::set<std::string> m_armed;  // "<common>\n<id>\n<path>": trees whose directories were walked
+    std::set<std::string> m_rewalk; // tree keys with events since their last walk
+    Clock::time_point m_next_rewalk = Clock::now();
+    size_t m_tree_budget = tree_watch_budget();
 };
 
 // Returns whether it watches a directory it did not before.
@@ -60,6 +80,67 @@ bool Watcher::arm(RepoWatch& repo)
         if (!m_inotify.watch(dir, repo.common().string()))
             break;
     return m_inotify.watches() > before;
+}
+
+// Watches every directory of each tree (not .git, not a nested repository's .git) so that
+// an unchanged tree is known without git; a tree with too many directories, or one the
+// kernel's watch limit cuts short, is left to git's check at each interval.
+void Watcher::arm_tree(const std::string& common, const std::string& id, const fs::path& root)
+{
+    std::string key = k_tree_key + common + "\n" + id;
+    std::error_code ec;
+    bool all = !m_inotify.limit_reached() && m_inotify.watch_files(root, key);
+    size_t dirs = 1;
+    for (fs::recursive_directory_iterator it(root, ec), end; all && !ec && it != end; it.increment(ec)) {
+        if (it->path().filename() == ".git") {
+            it.disable_recursion_pending();
+            continue;
+        }
+        if (it->is_directory(ec) && !it->is_symlink(ec))
+            all = ++dirs <= k_tree_dirs && m_inotify.watches() < m_tree_budget &&
+                  m_inotify.watch_files(it->path(), key);
+    }
+    if (!all || ec)
+        m_inotify.forget(key);
+    m_snapshots.watched(common, id, all && !ec);
+}
+
+void Watcher::arm_trees(const RepoWatch& repo)
+{
+    if (snapshot_interval(repo.common()) <= 0)
+        return; // no snapshots: nothing to know about the files
+    for (const auto& [id, tree] : repo.trees())
+        if (m_armed.insert(repo.common().string() + "\n" + id + "\n" + tree.path.string()).second)
+            arm_tree(repo.common().string(), id, tree.path);
+}
+
+// An event in a tree: it is checked at its next interval, and walked again (at most once a
+// second, a build's burst of events costs one walk) so that a directory made since is
+// watched too. A walk leaves the tree changed: what happened in a directory before it was
+// watched is seen by the next check.
+void Watcher::tree_changed(const std::string& key)
+{
+    auto nl = key.find('\n');
+    m_snapshots.changed(key.substr(1, nl - 1), key.substr(nl + 1));
+    m_rewalk.insert(key);
+}
+
+void Watcher::rewalk()
+{
+    if (m_rewalk.empty() || Clock::now() < m_next_rewalk)
+        return;
+    for (const auto& key : m_rewalk) {
+        auto nl = key.find('\n');
+        std::string common = key.substr(1, nl - 1), id = key.substr(nl + 1);
+        auto repo = m_repos.find(common);
+        if (repo == m_repos.end())
+            continue;
+        if (auto tree = repo->second->trees().find(id); tree != repo->second->trees().end())
+            arm_tree(common, id, tree->second.path);
+        m_snapshots.changed(common, id);
+    }
+    m_rewalk.clear();
+    m_next_rewalk = Clock::now() + std::chrono::seconds(1);
 }
 
 // The registry (contract C5) names the repositories; one no longer named, or no longer
@@ -86,6 +167,7 @@ void Watcher::reload()
             continue;
         }
         arm(*repo);
+        arm_trees(*repo);
         m_repos[name] = std::move(repo);
     }
     m_inotify.watch(registry_file().parent_path(), k_registry_key);
@@ -106,6 +188,7 @@ void Watcher::read(const std::string& key)
     // changed in them before they were watched is read once more.
     for (int i = 0; i < 3 && arm(*it->second); ++i)
         it->second->scan();
+    arm_trees(*it->second);
 }
 
 void Watcher::write_status() const
@@ -135,6 +218,8 @@ std::chrono::milliseconds Watcher::next_wake() const
     for (const auto& [name, repo] : m_repos)
         if (auto retry = repo->next_retry())
             wake = std::min(wake, *retry);
+    if (!m_rewalk.empty())
+        wake = std::min(wake, m_next_rewalk);
     return std::chrono::duration_cast<std::chrono::milliseconds>(std::max(wake - now, Clock::duration::zero()));
 }
 
@@ -157,6 +242,13 @@ int Watcher::run()
             break;
         if (changed.erase(k_registry_key))
             reload();
+        for (auto key = changed.begin(); key != changed.end();)
+            if (!key->empty() && (*key)[0] == k_tree_key) {
+                tree_changed(*key);
+                key = changed.erase(key);
+            } else {
+                ++key;
+            }
         if (m_inotify.limit_reached() && Clock::now() >= m_next_poll) {
             reload(); // the registry is not watched either
             for (const auto& [name, repo] : m_repos)
@@ -170,6 +262,7 @@ int Watcher::run()
             read(key);
         if (!changed.empty())
             m_last_event = utc_millis("%Y-%m-%dT%H:%M:%S");
+        rewalk();
         m_snapshots.take(m_repos);
         write_status();
     }

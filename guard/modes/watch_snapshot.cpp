@@ -130,10 +130,12 @@ void Snapshots::take(const std::map<std::string, std::unique_ptr<RepoWatch>>& re
             if (interval <= 0)
                 continue;
             if (due == Clock::time_point{} || now >= due) {
+                std::string key = name + "\n" + id;
                 try {
-                    if (snapshot_tree(repo->common(), id, tree))
+                    if (!unchanged(key, tree) && snapshot_tree(repo->common(), id, tree))
                         m_last = utc_millis("%Y-%m-%dT%H:%M:%S");
                 } catch (const std::exception& e) {
+                    m_dirty.insert(key); // checked again at the next interval
                     // A full disk or a tree mid-change: said once per interval, tried again at the next.
                     spdlog::warn("watch: cannot snapshot {}: {}", tree.path.string(), e.what());
                 }
@@ -142,6 +144,17 @@ void Snapshots::take(const std::map<std::string, std::unique_ptr<RepoWatch>>& re
             m_due = std::min(m_due, due);
         }
     }
+}
+
+// An unchanged tree costs no git: every directory watched, no event since the last check,
+// the same HEAD and index. Otherwise it is checked, and what changes from now on is news.
+bool Snapshots::unchanged(const std::string& key, const KnownTree& tree)
+{
+    std::string seen = tree.head + " " + tree.index_stamp;
+    bool same = m_watched.count(key) && !m_dirty.count(key) && m_seen[key] == seen;
+    m_dirty.erase(key);
+    m_seen[key] = seen;
+    return same;
 }
 
 void Snapshots::learn_interval(const std::map<std::string, std::unique_ptr<RepoWatch>>& repos)

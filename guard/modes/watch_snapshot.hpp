@@ -8,6 +8,7 @@
 #include <chrono>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 
 namespace guard {
@@ -19,6 +20,14 @@ public:
     void take(const std::map<std::string, std::unique_ptr<RepoWatch>>& repos);
     // Reads each repository's guard.snapshotInterval for interval(), without snapshotting.
     void learn_interval(const std::map<std::string, std::unique_ptr<RepoWatch>>& repos);
+    // The files of tree `id` of `common` changed (an inotify event in its directories).
+    void changed(const std::string& common, const std::string& id) { m_dirty.insert(common + "\n" + id); }
+    // Whether every directory of that tree is watched: only then does an unchanged tree
+    // (no event, same HEAD, same index) cost no git at all.
+    void watched(const std::string& common, const std::string& id, bool all)
+    {
+        all ? void(m_watched.insert(common + "\n" + id)) : void(m_watched.erase(common + "\n" + id));
+    }
     std::chrono::steady_clock::time_point due() const { return m_due; }
     std::string last() const { return m_last; }                 // UTC of the last snapshot
     long long interval() const { return m_interval; }           // the shortest repositories use (60 s when none)
@@ -28,6 +37,10 @@ private:
     std::chrono::steady_clock::time_point m_due = std::chrono::steady_clock::now() + std::chrono::hours(24);
     std::map<std::string, std::chrono::steady_clock::time_point> m_next; // "<common>\n<id>" -> due
     std::map<std::string, std::string> m_states;  // "<common>\n<id>" -> "HEAD index work" last saved
+    std::set<std::string> m_dirty;                // trees whose files changed since their last check
+    std::set<std::string> m_watched;              // trees whose every directory is watched
+    std::map<std::string, std::string> m_seen;    // "<common>\n<id>" -> "HEAD index-stamp" at the last check
+    bool unchanged(const std::string& key, const KnownTree& tree);
     std::string m_last;
     long long m_interval = 60;
 };

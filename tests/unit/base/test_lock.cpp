@@ -120,6 +120,37 @@ void exec_holders(const TempRepo& repo, const std::string& prefix, int count)
         BOOST_REQUIRE_MESSAGE(wait_exit(child) == 0, "an exec'ing holder failed");
     }
 }
+
+// 8 processes each add 1 to a counter file 25 times under the lock "counter", calling
+// `between(process, n)` (when given) after each increment; the count must be exact.
+void count_in_processes(const TempRepo& repo, const std::function<void(int, int)>& between)
+{
+    auto counter = repo.root() / "counter";
+    guard::test::write_file(counter, "0");
+    constexpr int k_processes = 8, k_increments = 25;
+    std::vector<pid_t> children;
+    children.reserve(k_processes);
+    for (int i = 0; i < k_processes; ++i)
+        children.push_back(spawn([&, i] {
+            for (int n = 0; n < k_increments; ++n) {
+                {
+                    PathLock lock(common_dir(repo), "counter", 60s);
+                    int value = std::stoi(guard::test::read_file(counter));
+                    std::this_thread::yield(); // widen the window a missing lock would lose
+                    guard::test::write_file(counter, std::to_string(value + 1));
+                }
+                if (between)
+                    between(i, n);
+            }
+            return 0;
+        }));
+    int failed = 0;
+    for (pid_t pid : children)
+        failed += wait_exit(pid) != 0;
+    BOOST_TEST(failed == 0, failed << " counting processes failed");
+    BOOST_TEST(guard::test::read_file(counter) == std::to_string(k_processes * k_increments),
+               "increments were lost: the lock let two processes in at once");
+}
 } // namespace
 
 BOOST_AUTO_TEST_SUITE(path_lock)
@@ -241,29 +272,8 @@ BOOST_AUTO_TEST_CASE(lock_survives_exec)
 BOOST_AUTO_TEST_CASE(eight_processes_count_exactly)
 {
     TempRepo repo;
-    auto counter = repo.root() / "counter";
-    guard::test::write_file(counter, "0");
-    constexpr int k_processes = 8, k_increments = 25;
-    std::vector<pid_t> children;
-    children.reserve(k_processes);
-    for (int i = 0; i < k_processes; ++i)
-        children.push_back(spawn([&] {
-            for (int n = 0; n < k_increments; ++n) {
-                PathLock lock(common_dir(repo), "counter", 60s);
-                int value = std::stoi(guard::test::read_file(counter));
-                std::this_thread::yield(); // widen the window a missing lock would lose
-                guard::test::write_file(counter, std::to_string(value + 1));
-            }
-            return 0;
-        }));
-    int failed = 0;
-    for (pid_t pid : children)
-        failed += wait_exit(pid) != 0;
-    BOOST_TEST(failed == 0, failed << " counting processes failed");
-    BOOST_TEST(guard::test::read_file(counter) == std::to_string(k_processes * k_increments),
-               "increments were lost: the lock let two processes in at once");
+    count_in_processes(repo, nullptr);
 }
-
 
 BOOST_AUTO_TEST_CASE(release_removes_the_lock_file)
 {
@@ -305,29 +315,11 @@ BOOST_AUTO_TEST_CASE(files_of_holders_that_exec_are_swept)
 BOOST_AUTO_TEST_CASE(removing_files_never_lets_two_in)
 {
     TempRepo repo;
-    auto counter = repo.root() / "counter";
-    guard::test::write_file(counter, "0");
     exec_holders(repo, "stale:", 40); // enough for every lock taken below to sweep
-    constexpr int k_processes = 8, k_increments = 25;
-    std::vector<pid_t> children;
-    for (int i = 0; i < k_processes; ++i)
-        children.push_back(spawn([&, i] {
-            for (int n = 0; n < k_increments; ++n) {
-                PathLock lock(common_dir(repo), "counter", 60s);
-                int value = std::stoi(guard::test::read_file(counter));
-                std::this_thread::yield();
-                guard::test::write_file(counter, std::to_string(value + 1));
-                if (i % 2) // a holder that exec'd, left for the others' sweeps
-                    PathLock(common_dir(repo), "stale:" + std::to_string(i * 100 + n), 5s);
-            }
-            return 0;
-        }));
-    int failed = 0;
-    for (pid_t pid : children)
-        failed += wait_exit(pid) != 0;
-    BOOST_TEST(failed == 0, failed << " counting processes failed");
-    BOOST_TEST(guard::test::read_file(counter) == std::to_string(k_processes * k_increments),
-               "increments were lost: removing lock files let two processes in at once");
+    count_in_processes(repo, [&](int i, int n) {
+        if (i % 2) // more locks taken and released between the counts: more removals
+            PathLock(common_dir(repo), "churn:" + std::to_string(i * 100 + n), 5s);
+    });
 }
 
 BOOST_AUTO_TEST_SUITE_END()

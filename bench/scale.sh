@@ -5,6 +5,7 @@
 #
 #   bench/scale.sh [--bin DIR] [--sizes "0 1000"] [--runs N]     (default: 0 and 1000, 3 runs)
 #   bench/scale.sh --sizes "0 1000 10000"                         (the issue's full table; minutes)
+#   bench/scale.sh --sizes "0 10000" --modes folded --runs 1      (as saves are kept now only)
 #
 # The saves are synthetic, of exactly the product's shape (bench/scale_saves.py): in-place
 # saves (save commits with git-guard's message and trailers) under refs/stranded/t<k>/<stamp>
@@ -18,13 +19,15 @@ set -euo pipefail
 
 BIN=${GUARD_BIN_DIR:-$(cd "$(dirname "$0")/.." && pwd)/build/bin}
 SIZES="0 1000"
+MODES="loose folded"
 RUNS=3
 while [ $# -gt 0 ]; do
     case $1 in
     --bin) BIN=$2; shift 2 ;;
     --sizes) SIZES=$2; shift 2 ;;
     --runs) RUNS=$2; shift 2 ;;
-    *) echo "usage: $0 [--bin DIR] [--sizes \"0 1000 10000\"] [--runs N]" >&2; exit 2 ;;
+    --modes) MODES=$2; shift 2 ;;
+    *) echo "usage: $0 [--bin DIR] [--sizes \"0 1000 10000\"] [--modes \"loose folded\"] [--runs N]" >&2; exit 2 ;;
     esac
 done
 GIT=$(command -v git)
@@ -86,8 +89,8 @@ printf '%-30s %10s %10s %10s %8s %10s %10s %10s %10s %10s %10s %10s\n' "reposito
     "wt-rm" "reset" "list" "status" gc "drop-pub"
 base=
 for n in $SIZES; do
-    for mode in loose folded; do
-        [ "$n" = 0 ] && [ "$mode" = folded ] && continue
+    for mode in $MODES; do
+        [ "$n" = 0 ] && [ "$mode" = folded ] && [[ " $MODES " == *" loose "* ]] && continue
         d=$W/r$n-$mode
         make_repo "$d" "$n"
         [ "$mode" = folded ] && "$GUARD" -C "$d" fold >/dev/null

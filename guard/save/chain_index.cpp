@@ -226,15 +226,22 @@ std::optional<ChainedSave> find_equal_link(const fs::path& common, const std::st
                                            const std::string& tree, const std::string& index_tree,
                                            const std::string& head)
 {
+    // The newest links of the chain such a save is folded onto, as verify_link reads them
+    // back: a save's equal is its tree's last few saves, and a save pays one short walk.
     Git git(common);
-    for (const auto& f : all_chain_records(common)) { // handle, commit, time, trailers, ...
-        if (!f[0].starts_with(handle_prefix) || trailer_value(f[3], "Stranded-Index-Tree") != index_tree ||
-            trailer_value(f[3], "Stranded-Head") != head)
+    RunResult r = git.run({"log", "--first-parent", "-n", "64", k_format, chain_of_handle(handle_prefix + "x")});
+    std::set<std::string> dropped; // a dropped save holds nothing for the listing: never its equal
+    for (const auto& f : nul_records(r.status == 0 ? r.out : "", k_fields)) { // id, parents, time, trailers, ...
+        auto parents = split(f[1], ' ');
+        if (!f[6].empty())
+            dropped.insert(f[6]);
+        if (parents.size() != 2 || !f[5].starts_with(handle_prefix) || dropped.count(f[5]) ||
+            trailer_value(f[3], "Stranded-Index-Tree") != index_tree || trailer_value(f[3], "Stranded-Head") != head)
             continue;
-        RunResult r = git.run({"log", "--no-walk", "--format=%T %P", f[1]});
-        auto fields = split(first_line_of(r.out), ' ');
-        if (r.status == 0 && !fields.empty() && fields[0] == tree && (fields.size() > 1 ? fields[1] : "") == head)
-            return ChainedSave{f[0], f[1]};
+        RunResult save = git.run({"log", "--no-walk", "--format=%T %P", parents[1]});
+        auto fields = split(first_line_of(save.out), ' ');
+        if (save.status == 0 && !fields.empty() && fields[0] == tree && (fields.size() > 1 ? fields[1] : "") == head)
+            return ChainedSave{f[5], parents[1]};
     }
     return std::nullopt;
 }

@@ -25,6 +25,11 @@ run_cmd "$GUARD" -C "$R" save "$R"
 assert_eq 0 "$RC" "the second save failed: $ERR"
 assert_contains "$OUT$ERR" "already holds its work" "the second save of the same work does not name the folded save"
 assert_eq 1 "$(saves)" "the same work was saved twice: once folded, once again"
+FOLDED=$("$GUARD" -C "$R" list --all --json | jq -r .ref)
+run_cmd "$GUARD" -C "$R" drop "$FOLDED"
+assert_eq 0 "$RC" "drop of the folded save failed: $ERR"
+run_cmd "$GUARD" -C "$R" save "$R"
+assert_eq 1 "$(saves)" "after the folded save was dropped, the same work was not saved again: it is in no listed save"
 git_real -C "$R" checkout -q -- a.txt
 
 section "commits an in-place save keeps, kept again after that save was folded"

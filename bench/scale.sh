@@ -5,24 +5,29 @@
 #
 #   bench/scale.sh [--bin DIR] [--sizes "0 1000"] [--runs N]     (default: 0 and 1000, 3 runs)
 #   bench/scale.sh --sizes "0 1000 10000"                         (the issue's full table; minutes)
+#   bench/scale.sh --sizes "0 10000" --modes folded --runs 1      (as saves are kept now only)
 #
-# The saves are synthetic, of exactly the product's shape: commits-only saves (a unique
-# commit on main, as a branch deletion's save points at the branch tip) under
-# refs/heads/stranded/<name>/<stamp> and refs/stranded/<name>/<stamp>, written with hooks
-# off; "folded" then runs `git guard fold`, the migration an earlier version's repository
-# gets on first use. Times are medians in ms; the ratio is against the same repository with
-# no saves. Not run by ctest.
+# The saves are synthetic, of exactly the product's shape (bench/scale_saves.py): in-place
+# saves (save commits with git-guard's message and trailers) under refs/stranded/t<k>/<stamp>
+# and branch-deletion saves (a unique commit) under refs/heads/stranded/b<k>/<stamp>, with
+# their journal lines, written by fast-import (no hook); "folded" then runs `git guard fold`,
+# the migration an earlier version's repository gets on first use; "loose" is how earlier
+# versions kept them. Times are medians in ms; the ratio is against the same repository
+# with no saves. Then `pack-refs --all` of $BRANCHES (default 20,000) loose branches with
+# the guard's hook against the same without a hook. Not run by ctest.
 set -euo pipefail
 
 BIN=${GUARD_BIN_DIR:-$(cd "$(dirname "$0")/.." && pwd)/build/bin}
 SIZES="0 1000"
+MODES="loose folded"
 RUNS=3
 while [ $# -gt 0 ]; do
     case $1 in
     --bin) BIN=$2; shift 2 ;;
     --sizes) SIZES=$2; shift 2 ;;
     --runs) RUNS=$2; shift 2 ;;
-    *) echo "usage: $0 [--bin DIR] [--sizes \"0 1000 10000\"] [--runs N]" >&2; exit 2 ;;
+    --modes) MODES=$2; shift 2 ;;
+    *) echo "usage: $0 [--bin DIR] [--sizes \"0 1000 10000\"] [--modes \"loose folded\"] [--runs N]" >&2; exit 2 ;;
     esac
 done
 GIT=$(command -v git)
@@ -54,23 +59,15 @@ make_repo() {
     sed "s|@GUARD_HOOK_FRONT@|$BIN/git-guard-hook|" "$(dirname "$0")/../hooks/reference-transaction" \
         >"$1/.git/hooks/reference-transaction"
     chmod +x "$1/.git/hooks/reference-transaction"
-    local tree; tree=$("$GIT" -C "$1" rev-parse 'HEAD^{tree}')
-    python3 - "$1" "$2" "$tree" <<'EOF' | "$GIT" -C "$1" fast-import --quiet
-import sys
-repo, n, tree = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-for i in range(n):
-    for kind, ref in (("branch", "refs/heads/stranded/b%d/20240101T%06d.000Z" % (i % 50, i)),
-                      ("in-place", "refs/stranded/t%d/20240101T%06d.000Z" % (i % 50, i))):
-        msg = ("%s save %d\n" % (kind, i)).encode()
-        sys.stdout.buffer.write(b"commit %s\ncommitter g <g@l> %d +0000\ndata %d\n%s\nfrom refs/heads/main^0\n"
-                                % (ref.encode(), 1700000000 + i, len(msg), msg))
-EOF
+    mkdir -p "$1/.git/guard"
+    python3 "$(dirname "$0")/scale_saves.py" "$1" "$2" "$("$GIT" -C "$1" rev-parse HEAD)" "$1/.git/guard/journal.jsonl" |
+        "$GIT" -C "$1" fast-import --quiet
 }
 
 measure() { # measure DIR: one line of figures
     local d=$1 o=$W/origin
     "$GIT" -C "$o" commit -q --allow-empty -m more 2>/dev/null || (cd "$W/seed" && "$GIT" commit -q --allow-empty -m more && "$GIT" push -q "$o" main)
-    local fetch push logall lines bd wr rh list status gc
+    local fetch push logall lines bd wr rh list status gc drop
     fetch=$(ms "$GIT" -C "$d" fetch -q origin)
     "$GIT" -C "$d" commit -q --allow-empty -m local
     push=$(ms "$GIT" -C "$d" push -q origin HEAD:refs/heads/bench-$RANDOM)
@@ -81,30 +78,53 @@ measure() { # measure DIR: one line of figures
     rh=$(ms sh -c "PATH=$W/shim:\$PATH; echo e >>'$d/README' && git -C '$d' reset -q --hard")
     list=$(ms "$GUARD" -C "$d" list --all)
     status=$(ms "$GUARD" -C "$d" status)
+    drop=$(ms "$GUARD" -C "$d" drop --published)
     gc=$(ms "$GIT" -C "$d" gc -q)
-    echo "$fetch $push $logall $lines $bd $wr $rh $list $status $gc"
+    echo "$fetch $push $logall $lines $bd $wr $rh $list $status $gc $drop"
 }
 
 mkdir -p "$W/seed" && cd "$W/seed" && "$GIT" init -q && echo r >README && "$GIT" add README &&
     "$GIT" commit -q -m init && "$GIT" init -q --bare "$W/origin" && "$GIT" push -q "$W/origin" main && cd - >/dev/null
-printf '%-22s %8s %8s %8s %8s %8s %8s %8s %8s %8s %8s\n' "repository" fetch push "log-all" "branch#" "branch-D" \
-    "wt-rm" "reset" "list" "status" gc
+printf '%-30s %10s %10s %10s %8s %10s %10s %10s %10s %10s %10s %10s\n' "repository" fetch push "log-all" "branch#" "branch-D" \
+    "wt-rm" "reset" "list" "status" gc "drop-pub"
 base=
 for n in $SIZES; do
-    for mode in loose folded; do
-        [ "$n" = 0 ] && [ "$mode" = folded ] && continue
+    for mode in $MODES; do
+        [ "$n" = 0 ] && [ "$mode" = folded ] && [[ " $MODES " == *" loose "* ]] && continue
         d=$W/r$n-$mode
         make_repo "$d" "$n"
         [ "$mode" = folded ] && "$GUARD" -C "$d" fold >/dev/null
         refs=$("$GIT" -C "$d" for-each-ref | wc -l)
         f=($(measure "$d"))
         [ -z "$base" ] && base=("${f[@]}")
-        printf '%-22s' "$n+$n $mode ($refs refs)"
+        printf '%-30s' "$n+$n $mode ($refs refs)"
         for i in "${!f[@]}"; do
             if [ "$i" = 3 ]; then printf ' %8s' "${f[$i]}"; else
-                printf ' %8s' "$(awk -v a="${f[$i]}" -v b="${base[$i]}" 'BEGIN{printf "%d/%.1fx", a, (b>0?a/b:1)}')"; fi
+                printf ' %10s' "$(awk -v a="${f[$i]}" -v b="${base[$i]}" 'BEGIN{printf "%d/%.1fx", a, (b>0?a/b:1)}')"; fi
         done
         echo
     done
 done
-echo "(ms/ratio against the repository with no saves; branch# = lines of 'git branch')"
+echo "(ms/ratio against the repository with no saves; branch# = lines of 'git branch';" \
+    "drop-pub = drop --published, which drops none of these)"
+
+# pack-refs --all of BRANCHES loose branches: the guard's hook against no hook, interleaved.
+BRANCHES=${BRANCHES:-20000}
+P=$W/pack
+"$GIT" init -q "$P" && "$GIT" -C "$P" commit -q --allow-empty -m base && "$GIT" -C "$P" config guard.enabled true
+sed "s|@GUARD_HOOK_FRONT@|$BIN/git-guard-hook|" "$(dirname "$0")/../hooks/reference-transaction" >"$P/.git/hooks/reference-transaction"
+chmod +x "$P/.git/hooks/reference-transaction"
+for ((i = 0; i < BRANCHES; i++)); do echo "create refs/heads/b$i HEAD"; done | "$GIT" -C "$P" update-ref --stdin
+cp -a "$P/.git/refs/heads" "$W/pack.heads"
+pack() { # pack HOOKS: one pack-refs --all from the loose refs, in ms
+    rm -rf "$P/.git/refs/heads" "$P/.git/packed-refs" && cp -a "$W/pack.heads" "$P/.git/refs/heads"
+    local s=$(date +%s%N)
+    "$GIT" -C "$P" "$@" pack-refs --all
+    echo $((($(date +%s%N) - s) / 1000000))
+}
+hook=() nohook=()
+for _ in $(seq "$RUNS"); do hook+=("$(pack)") nohook+=("$(pack -c core.hooksPath=/dev/null)"); done
+med() { printf '%s\n' "$@" | sort -n | sed -n "$(((RUNS + 1) / 2))p"; }
+awk -v b="$BRANCHES" -v g="$(med "${hook[@]}")" -v n="$(med "${nohook[@]}")" \
+    'BEGIN { printf "pack-refs --all, %d loose branches: guard hook %d ms, no hook %d ms, %.1fx\n", b, g, n, (n > 0 ? g / n : 0) }'
+echo "(load $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) cores; git $("$GIT" version | cut -d' ' -f3))"

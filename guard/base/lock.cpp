@@ -2,8 +2,6 @@
 
 #include "guard/base/error.hpp"
 
-#include <boost/interprocess/exceptions.hpp>
-#include <boost/interprocess/sync/file_lock.hpp>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -14,13 +12,14 @@
 #include <fcntl.h>
 #include <fstream>
 #include <optional>
+#include <set>
+#include <vector>
 #include <sstream>
 #include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
-namespace bip = boost::interprocess;
 using namespace std::chrono_literals;
 
 namespace guard {
@@ -31,8 +30,20 @@ struct LockFile {
     std::string key;
     fs::path file;
     fs::path owner; // `<hash>.owner`: "<pid> <command line>" of the holder
-    bip::file_lock lock;
+    int fd = -1;    // open on `file`, without close-on-exec: the lock outlives exec
 };
+
+// Past this many files in `locks/`, a new holder removes the ones nobody holds: a holder
+// that exec'd git (the shim) never runs its release, so its file stays.
+constexpr size_t k_sweep_above = 32;
+
+// The files this process holds (device, inode): it never sweeps them, since closing any
+// descriptor of a file drops this process's lock on it.
+std::set<std::pair<dev_t, ino_t>>& held_here()
+{
+    static std::set<std::pair<dev_t, ino_t>> files;
+    return files;
+}
 
 // FNV-1a 64: every process and every build maps a key to the same file, unlike std::hash.
 std::string key_hash(const std::string& key)
@@ -60,51 +71,35 @@ std::string command_line(const std::string& proc)
     return command;
 }
 
-bip::file_lock open_lock(const fs::path& file)
+// `<common>/guard/locks`, made below a git dir that exists: a repository deleted while
+// a lock was wanted (the watcher reacting to the deletion) is never made again.
+void make_locks_dir(const fs::path& locks)
 {
-    // `<common>/guard/locks`, made below a git dir that exists: a repository deleted while
-    // a lock was wanted (the watcher reacting to the deletion) is never made again.
     std::error_code ec;
-    fs::path locks = file.parent_path();
     if (!fs::is_directory(locks.parent_path().parent_path(), ec))
         throw Error("cannot lock in " + locks.parent_path().parent_path().string() + ": the git dir is gone");
     fs::create_directory(locks.parent_path(), ec);
     fs::create_directory(locks, ec);
     if (!fs::is_directory(locks, ec))
-        throw Error("cannot create " + file.parent_path().string() + ": " + ec.message());
-    // Boost's file_lock only opens an existing file. This descriptor is closed before the
-    // lock is taken, so closing it cannot drop anything.
-    int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-    if (fd < 0)
-        throw Error("cannot create lock file " + file.string() + ": " + std::strerror(errno));
-    ::close(fd);
-    try {
-        return bip::file_lock(file.c_str());
-    } catch (const bip::interprocess_exception& e) {
-        throw Error("cannot open lock file " + file.string() + ": " + e.what());
-    }
+        throw Error("cannot create " + locks.string() + ": " + ec.message());
 }
 
-// Boost 1.74 opens the file with a plain open(O_RDWR), so its descriptor is inherited by
-// execv, but file_lock does not expose that descriptor. Should a later Boost add O_CLOEXEC,
-// the lock would silently end when the shim execs git; so find the descriptor through
-// /proc/self/fd and clear the flag.
-void keep_across_exec(const fs::path& file)
+// A write lock on `fd` without waiting (fcntl, as Boost's file_lock takes it).
+bool try_lock(int fd)
 {
-    struct stat target {};
-    if (::stat(file.c_str(), &target) != 0)
-        return;
-    std::error_code ec;
-    for (fs::directory_iterator it("/proc/self/fd", ec), end; !ec && it != end; it.increment(ec)) {
-        struct stat st {};
-        if (::stat(it->path().c_str(), &st) != 0 || st.st_dev != target.st_dev ||
-            st.st_ino != target.st_ino)
-            continue;
-        int fd = std::atoi(it->path().filename().c_str());
-        int flags = ::fcntl(fd, F_GETFD);
-        if (flags >= 0 && (flags & FD_CLOEXEC) != 0)
-            ::fcntl(fd, F_SETFD, flags & ~FD_CLOEXEC);
-    }
+    struct flock l {};
+    l.l_type = F_WRLCK;
+    l.l_whence = SEEK_SET;
+    return ::fcntl(fd, F_SETLK, &l) == 0;
+}
+
+// Whether `fd` is still the file at `file`: a holder removes its file when it releases,
+// so a waiter that opened it before may get the lock of a file nobody else will open.
+bool is_current(int fd, const fs::path& file)
+{
+    struct stat open {}, named {};
+    return ::fstat(fd, &open) == 0 && ::stat(file.c_str(), &named) == 0 && open.st_dev == named.st_dev &&
+           open.st_ino == named.st_ino;
 }
 
 // Written to a temporary name and renamed, so a waiter never reads half a record.
@@ -167,38 +162,76 @@ Error timeout_error(const LockFile& state, std::chrono::seconds waited)
                  state.file.string() + ")");
 }
 
-// Polls rather than blocking in F_SETLKW, which has no timeout.
+// Polls rather than blocking in F_SETLKW, which has no timeout. Each try opens the file
+// afresh, so a file its holder removed on release is never the one locked.
 void wait_for(LockFile& state, std::chrono::seconds timeout)
 {
     auto start = std::chrono::steady_clock::now();
     auto deadline = start + timeout;
     std::chrono::steady_clock::duration pause = 10ms;
-    try {
-        while (!state.lock.try_lock()) {
-            auto now = std::chrono::steady_clock::now();
-            if (now >= deadline)
-                throw timeout_error(state,
-                                    std::chrono::duration_cast<std::chrono::seconds>(now - start));
-            std::this_thread::sleep_for(std::min(pause, deadline - now));
-            pause = std::min<std::chrono::steady_clock::duration>(pause * 3 / 2, 100ms);
-        }
-    } catch (const bip::interprocess_exception& e) {
-        throw Error("cannot lock " + state.file.string() + " for '" + state.key + "': " + e.what());
+    for (;;) {
+        state.fd = ::open(state.file.c_str(), O_RDWR | O_CREAT, 0666);
+        if (state.fd < 0)
+            throw Error("cannot create lock file " + state.file.string() + ": " + std::strerror(errno));
+        if (try_lock(state.fd) && is_current(state.fd, state.file))
+            return;
+        ::close(state.fd); // drops a lock on a file that was removed meanwhile
+        state.fd = -1;
+        auto now = std::chrono::steady_clock::now();
+        if (now >= deadline)
+            throw timeout_error(state, std::chrono::duration_cast<std::chrono::seconds>(now - start));
+        std::this_thread::sleep_for(std::min(pause, deadline - now));
+        pause = std::min<std::chrono::steady_clock::duration>(pause * 3 / 2, 100ms);
+    }
+}
+
+// Removes a lock file and its owner record; the caller holds its lock, so no one else
+// holds it, and whoever waits on it finds it gone (is_current) and opens the new one.
+void remove_held(const fs::path& file)
+{
+    std::error_code ec;
+    fs::remove(fs::path(file).replace_extension(".owner"), ec);
+    fs::remove(file, ec);
+}
+
+// The lock files of `locks` that no process holds, removed under their own lock.
+void sweep(const fs::path& locks)
+{
+    std::error_code ec;
+    std::vector<fs::path> files;
+    for (fs::directory_iterator it(locks, ec), end; !ec && it != end; it.increment(ec))
+        if (it->path().extension() == ".lock")
+            files.push_back(it->path());
+    if (files.size() <= k_sweep_above)
+        return;
+    for (const auto& file : files) {
+        struct stat st {};
+        if (::stat(file.c_str(), &st) != 0 || held_here().count({st.st_dev, st.st_ino}))
+            continue;
+        int fd = ::open(file.c_str(), O_RDWR | O_CLOEXEC);
+        if (fd < 0)
+            continue;
+        if (try_lock(fd) && is_current(fd, file))
+            remove_held(file);
+        ::close(fd);
     }
 }
 
 } // namespace
 
-// Boost's file_lock is an fcntl record lock, and such a lock belongs to the process:
+// The lock is an fcntl record lock (what Boost's file_lock takes on POSIX), on a
+// descriptor of our own so that it can be checked against the file's name:
 //  - Threads of one process do not exclude each other: a second PathLock on the same key in
 //    the same process succeeds at once, and destroying either one releases both. Only
 //    separate processes are serialised, which is all the shim, the hook and the CLI need.
 //  - Closing any descriptor of the lock file in the holding process drops the lock, so once
-//    it is held nothing else here opens `<hash>.lock`; the holder's name goes to the sidecar
-//    `<hash>.owner` instead.
+//    it is held nothing else here opens `<hash>.lock` (the sweep skips it); the holder's
+//    name goes to the sidecar `<hash>.owner` instead.
 //  - fork does not hand the lock to the child; execv keeps it (same process, same descriptor).
-// Lock files are never deleted: a waiter blocked on an unlinked file would not exclude a
-// newcomer who created a fresh one under the same name.
+// The holder removes its file when it releases it, still holding it; a waiter that had
+// opened the removed file sees that it is no longer the file at that name and opens the
+// new one, so two processes never hold "the same" lock on two files. A holder that exec'd
+// leaves its file; sweep removes those once there are many.
 struct PathLock::State : LockFile {
     pid_t pid = ::getpid();
     bool held = false;
@@ -210,17 +243,16 @@ struct PathLock::State : LockFile {
     // A forked child that inherited a copy must not touch its parent's lock or record.
     ~State()
     {
-        if (!held || pid != ::getpid())
+        if (fd < 0 || pid != ::getpid())
             return;
-        try {
-            // Removed while still held, so it can never delete a successor's record.
-            std::error_code ec;
-            fs::remove(owner, ec);
-            lock.unlock();
-        } catch (const std::exception& e) {
-            spdlog::warn("unlocking '{}' ({}): {}", key, file.string(), e.what());
-        } catch (...) {
+        if (held) {
+            // Removed while still held, so it can never delete a successor's file or record.
+            struct stat st {};
+            if (::fstat(fd, &st) == 0)
+                held_here().erase({st.st_dev, st.st_ino});
+            remove_held(file);
         }
+        ::close(fd);
     }
 };
 
@@ -228,14 +260,16 @@ PathLock::PathLock(const fs::path& common_dir, const std::string& key, std::chro
 {
     auto dir = common_dir / "guard" / "locks";
     auto hash = key_hash(key);
-    auto file = dir / (hash + ".lock");
-    m_state =
-        std::make_unique<State>(LockFile{key, file, dir / (hash + ".owner"), open_lock(file)});
+    make_locks_dir(dir);
+    m_state = std::make_unique<State>(LockFile{key, dir / (hash + ".lock"), dir / (hash + ".owner")});
     wait_for(*m_state, timeout);
     m_state->held = true;
-    keep_across_exec(m_state->file);
+    struct stat st {};
+    if (::fstat(m_state->fd, &st) == 0)
+        held_here().insert({st.st_dev, st.st_ino});
     record_owner(m_state->owner);
-    spdlog::debug("locked '{}' ({})", key, file.string());
+    spdlog::debug("locked '{}' ({})", key, m_state->file.string());
+    sweep(dir);
 }
 
 PathLock::~PathLock() = default;

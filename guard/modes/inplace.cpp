@@ -7,6 +7,7 @@
 #include "guard/modes/inplace.hpp"
 
 #include "guard/judge/destroyed.hpp"
+#include "guard/save/chain_index.hpp"
 #include "guard/save/limited_save.hpp"
 #include "guard/base/lock.hpp"
 #include "guard/base/log.hpp"
@@ -113,8 +114,8 @@ void keep_commits(const GitCall& call, const Place& place, const Destroyed& d)
 {
     auto r = ask_git(call, {"for-each-ref", "--count=1", "--format=%(refname)",
                             "--points-at=" + d.left_behind, std::string(k_in_place_prefix) + "/"});
-    if (r.status == 0 && !r.out.empty())
-        return; // an earlier save holds them already
+    if ((r.status == 0 && !r.out.empty()) || chains_save(place.common_dir, d.left_behind))
+        return; // an earlier save holds them already (a ref, or a chain it was folded onto)
     Saved s = save_existing(place.common_dir, place.name, d.left_behind,
                             {.reason = d.reason, .ref_prefix = k_in_place_prefix,
                              .path = place.top.empty() ? place.common_dir.string() : place.top.string(),

@@ -202,4 +202,56 @@ std::vector<std::vector<std::string>> chain_records(const fs::path& common,
     return out;
 }
 
+std::string trailer_value(const std::string& trailers, std::string_view key)
+{
+    for (size_t at = trailers.find(key); at != std::string::npos; at = trailers.find(key, at + 1)) {
+        size_t value = at + key.size() + 2;
+        if ((at == 0 || trailers[at - 1] == '\n') && trailers.compare(at + key.size(), 2, ": ") == 0)
+            return trailers.substr(value, trailers.find('\n', value) - value);
+    }
+    return "";
+}
+
+std::vector<std::vector<std::string>> all_chain_records(const fs::path& common)
+{
+    RunResult r = Git(common).run({"for-each-ref", "--format=%(refname)%00%(objectname)%00", k_chain_prefix});
+    std::map<std::string, std::string> tips;
+    for (const auto& f : nul_records(r.out, 2))
+        if (is_chain_ref(f[0]))
+            tips[f[0]] = f[1];
+    return chain_records(common, tips);
+}
+
+std::optional<ChainedSave> find_equal_link(const fs::path& common, const std::string& handle_prefix,
+                                           const std::string& tree, const std::string& index_tree,
+                                           const std::string& head)
+{
+    // The newest links of the chain such a save is folded onto, as verify_link reads them
+    // back: a save's equal is its tree's last few saves, and a save pays one short walk.
+    Git git(common);
+    RunResult r = git.run({"log", "--first-parent", "-n", "64", k_format, chain_of_handle(handle_prefix + "x")});
+    std::set<std::string> dropped; // a dropped save holds nothing for the listing: never its equal
+    for (const auto& f : nul_records(r.status == 0 ? r.out : "", k_fields)) { // id, parents, time, trailers, ...
+        auto parents = split(f[1], ' ');
+        if (!f[6].empty())
+            dropped.insert(f[6]);
+        if (parents.size() != 2 || !f[5].starts_with(handle_prefix) || dropped.count(f[5]) ||
+            trailer_value(f[3], "Stranded-Index-Tree") != index_tree || trailer_value(f[3], "Stranded-Head") != head)
+            continue;
+        RunResult save = git.run({"log", "--no-walk", "--format=%T %P", parents[1]});
+        auto fields = split(first_line_of(save.out), ' ');
+        if (save.status == 0 && !fields.empty() && fields[0] == tree && (fields.size() > 1 ? fields[1] : "") == head)
+            return ChainedSave{f[5], parents[1]};
+    }
+    return std::nullopt;
+}
+
+bool chains_save(const fs::path& common, const std::string& commit)
+{
+    for (const auto& f : all_chain_records(common))
+        if (f[1] == commit)
+            return true;
+    return false;
+}
+
 } // namespace guard

@@ -5,7 +5,9 @@
 // `<common>/guard/chains.index` and only the links above it are read again.
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace guard {
@@ -19,5 +21,26 @@ namespace guard {
 // force-moved), it walks the chain whole. Throws Error when git cannot read a chain.
 std::vector<std::vector<std::string>> chain_records(const std::filesystem::path& common,
                                                     const std::map<std::string, std::string>& tips);
+
+// The value of the trailer `key` in `trailers` (git's %(trailers:only,unfold)), or "".
+std::string trailer_value(const std::string& trailers, std::string_view key);
+
+// The chains' records (as chain_records reads them) of the repository at `common`, each
+// chain's tip asked of git first.
+std::vector<std::vector<std::string>> all_chain_records(const std::filesystem::path& common);
+
+// The handle of a chained save whose handle starts with `handle_prefix` and whose commit
+// has tree `tree`, first parent `head` ("" for none) and index tree `index_tree` (its
+// Stranded-Index-Tree trailer): a save equal to the one about to be made. nullopt if none.
+struct ChainedSave {
+    std::string handle;
+    std::string commit;
+};
+std::optional<ChainedSave> find_equal_link(const std::filesystem::path& common, const std::string& handle_prefix,
+                                           const std::string& tree, const std::string& index_tree,
+                                           const std::string& head);
+
+// Whether some chain holds `commit` as a save (a link whose save is that very commit).
+bool chains_save(const std::filesystem::path& common, const std::string& commit);
 
 } // namespace guard

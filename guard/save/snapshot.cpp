@@ -2,6 +2,9 @@
 // a moved-aside or unreadable tree's files, and the whole path from a tree to a verified save.
 #include "guard/save/snapshot.hpp"
 
+#include "guard/save/chain.hpp"
+#include "guard/save/chain_index.hpp"
+
 #include "guard/save/saveref.hpp"
 
 #include "guard/save/journal.hpp"
@@ -53,6 +56,16 @@ std::optional<Saved> find_equal_save(const Git& git, const std::string& name, co
         Saved s{found, f[0], tree, w.head.value_or(""), "already saved", true, true};
         verify(git, s);
         return s;
+    }
+    // Saves folded onto a chain have no ref of their own: an equal one is there too.
+    if (auto link = find_equal_link(git.common(), ref.substr(0, ref.rfind('/') + 1), tree, index_tree, w.head.value_or(""))) {
+        Saved s{link->handle, link->commit, tree, w.head.value_or(""), "already saved", true, true};
+        try {
+            verify_link(git, s);
+            return s;
+        } catch (const Error& e) { // too deep in its chain to read back cheaply: save anew
+            spdlog::debug("equal save {} not read back: {}", s.ref, e.what());
+        }
     }
     return std::nullopt;
 }

@@ -28,16 +28,6 @@ namespace {
 constexpr const char* k_removal_prefix = "refs/heads/stranded/";
 constexpr const char* k_in_place_prefix = "refs/stranded/";
 
-std::string trailer(const std::string& trailers, std::string_view key)
-{
-    for (size_t at = trailers.find(key); at != std::string::npos; at = trailers.find(key, at + 1)) {
-        size_t value = at + key.size() + 2;
-        if ((at == 0 || trailers[at - 1] == '\n') && trailers.compare(at + key.size(), 2, ": ") == 0)
-            return trailers.substr(value, trailers.find('\n', value) - value);
-    }
-    return "";
-}
-
 // git's for-each-ref, one record per save: fields split by NUL, records ending in NUL + LF.
 std::vector<std::vector<std::string>> for_each_save(const fs::path& common_dir, const std::string& format)
 {
@@ -125,17 +115,17 @@ Save make_save(const std::vector<std::string>& f, const Recorded& saves)
     s.commit = f[1];
     s.in_place = s.ref.starts_with(k_in_place_prefix);
     const std::string& trailers = f[3];
-    std::string from = trailer(trailers, "Stranded-From");
-    std::string layout = trailer(trailers, "Stranded-Layout");
-    bool made = !from.empty() && !trailer(trailers, "Stranded-Head").empty();
+    std::string from = trailer_value(trailers, "Stranded-From");
+    std::string layout = trailer_value(trailers, "Stranded-Layout");
+    bool made = !from.empty() && !trailer_value(trailers, "Stranded-Head").empty();
     s.kind = made ? "tree" : "commits";
     s.layout = !made ? 0 : layout.empty() ? 1 : std::atoi(layout.c_str());
     if (made) {
-        std::string branch = trailer(trailers, "Stranded-Branch");
+        std::string branch = trailer_value(trailers, "Stranded-Branch");
         from.starts_with("branch ") ? void(s.branch = from.substr(7)) : void(s.path = from);
         if (s.branch.empty() && branch != "detached")
             s.branch = branch;
-        s.reason = trailer(trailers, "Stranded-Reason");
+        s.reason = trailer_value(trailers, "Stranded-Reason");
         auto held = f[4].find("Held ");
         s.summary = held == std::string::npos ? "" : f[4].substr(held, f[4].find('\n', held) - held);
     } else {

@@ -98,6 +98,59 @@ bool can_lock_now(const TempRepo& repo, const std::string& key)
     }
 }
 
+
+size_t lock_files(const TempRepo& repo)
+{
+    size_t n = 0;
+    std::error_code ec;
+    for (fs::directory_iterator it(common_dir(repo) / "guard" / "locks", ec), end; !ec && it != end; it.increment(ec))
+        n += it->path().extension() == ".lock" || it->path().extension() == ".owner";
+    return n;
+}
+
+// `count` processes, each holding key `<prefix><i>` and then exec'ing /bin/true: holders
+// that never run their release, as the shim is once it exec's git.
+void exec_holders(const TempRepo& repo, const std::string& prefix, int count)
+{
+    for (int i = 0; i < count; ++i) {
+        pid_t child = spawn([&]() -> int {
+            PathLock lock(common_dir(repo), prefix + std::to_string(i), 5s);
+            guard::exec({"/bin/true"});
+        });
+        BOOST_REQUIRE_MESSAGE(wait_exit(child) == 0, "an exec'ing holder failed");
+    }
+}
+
+// 8 processes each add 1 to a counter file 25 times under the lock "counter", calling
+// `between(process, n)` (when given) after each increment; the count must be exact.
+void count_in_processes(const TempRepo& repo, const std::function<void(int, int)>& between)
+{
+    auto counter = repo.root() / "counter";
+    guard::test::write_file(counter, "0");
+    constexpr int k_processes = 8, k_increments = 25;
+    std::vector<pid_t> children;
+    children.reserve(k_processes);
+    for (int i = 0; i < k_processes; ++i)
+        children.push_back(spawn([&, i] {
+            for (int n = 0; n < k_increments; ++n) {
+                {
+                    PathLock lock(common_dir(repo), "counter", 60s);
+                    int value = std::stoi(guard::test::read_file(counter));
+                    std::this_thread::yield(); // widen the window a missing lock would lose
+                    guard::test::write_file(counter, std::to_string(value + 1));
+                }
+                if (between)
+                    between(i, n);
+            }
+            return 0;
+        }));
+    int failed = 0;
+    for (pid_t pid : children)
+        failed += wait_exit(pid) != 0;
+    BOOST_TEST(failed == 0, failed << " counting processes failed");
+    BOOST_TEST(guard::test::read_file(counter) == std::to_string(k_processes * k_increments),
+               "increments were lost: the lock let two processes in at once");
+}
 } // namespace
 
 BOOST_AUTO_TEST_SUITE(path_lock)
@@ -219,27 +272,54 @@ BOOST_AUTO_TEST_CASE(lock_survives_exec)
 BOOST_AUTO_TEST_CASE(eight_processes_count_exactly)
 {
     TempRepo repo;
-    auto counter = repo.root() / "counter";
-    guard::test::write_file(counter, "0");
-    constexpr int k_processes = 8, k_increments = 25;
-    std::vector<pid_t> children;
-    children.reserve(k_processes);
-    for (int i = 0; i < k_processes; ++i)
-        children.push_back(spawn([&] {
-            for (int n = 0; n < k_increments; ++n) {
-                PathLock lock(common_dir(repo), "counter", 60s);
-                int value = std::stoi(guard::test::read_file(counter));
-                std::this_thread::yield(); // widen the window a missing lock would lose
-                guard::test::write_file(counter, std::to_string(value + 1));
-            }
+    count_in_processes(repo, nullptr);
+}
+
+BOOST_AUTO_TEST_CASE(release_removes_the_lock_file)
+{
+    TempRepo repo;
+    fs::path file;
+    {
+        PathLock lock(common_dir(repo), "tree:/gone", 0s);
+        file = lock.file();
+        BOOST_TEST(fs::exists(file), "the held lock has no file");
+    }
+    BOOST_TEST(!fs::exists(file), "the released lock left its file: locks/ grows by one per key");
+    for (int i = 0; i < 200; ++i) {
+        pid_t child = spawn([&] {
+            PathLock lock(common_dir(repo), "tree:/t" + std::to_string(i), 5s);
             return 0;
-        }));
-    int failed = 0;
-    for (pid_t pid : children)
-        failed += wait_exit(pid) != 0;
-    BOOST_TEST(failed == 0, failed << " counting processes failed");
-    BOOST_TEST(guard::test::read_file(counter) == std::to_string(k_processes * k_increments),
-               "increments were lost: the lock let two processes in at once");
+        });
+        BOOST_REQUIRE(wait_exit(child) == 0);
+    }
+    BOOST_TEST(lock_files(repo) == 0u, "200 locks on distinct keys left " << lock_files(repo) << " files");
+}
+
+BOOST_AUTO_TEST_CASE(files_of_holders_that_exec_are_swept)
+{
+    TempRepo repo;
+    exec_holders(repo, "tree:/exec", 200);
+    BOOST_TEST(lock_files(repo) <= 2u * 33, "200 exec'd holders left " << lock_files(repo) << " files: none swept");
+    Pipe held, release;
+    pid_t holder = hold_in_child(repo, "tree:/held", held, release);
+    BOOST_REQUIRE(held.receive());
+    exec_holders(repo, "tree:/more", 40);
+    BOOST_TEST(!can_lock_now(repo, "tree:/held"), "a sweep removed a held lock's file: a newcomer got it too");
+    release.send();
+    BOOST_TEST(wait_exit(holder) == 0, "the holder failed");
+}
+
+// Holders remove their file on release and sweepers remove stale ones while 8 processes
+// count under one key: a waiter that opened a removed file must not count beside the
+// holder of the new one.
+BOOST_AUTO_TEST_CASE(removing_files_never_lets_two_in)
+{
+    TempRepo repo;
+    exec_holders(repo, "stale:", 40); // enough for every lock taken below to sweep
+    count_in_processes(repo, [&](int i, int n) {
+        if (i % 2) // more locks taken and released between the counts: more removals
+            PathLock(common_dir(repo), "churn:" + std::to_string(i * 100 + n), 5s);
+    });
 }
 
 BOOST_AUTO_TEST_SUITE_END()

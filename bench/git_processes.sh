@@ -11,37 +11,24 @@
 #   checkout -- <file>, dirty / clean
 # Prints a table; never asserts.
 #
-# Usage: bench/git_processes.sh [--prefix DIR]
+# Usage: bench/git_processes.sh [--prefix DIR] [--argv]
 #   --prefix DIR  an installed git-guard (cmake --install build --prefix DIR); default: installs
 #                 build/ into a temporary prefix first
+#   --argv        also print each guarded case's git command lines (to see what is asked twice)
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-prefix=""
+prefix="" show_argv=0
 while (($#)); do
     case $1 in
     --prefix) prefix=${2:?--prefix needs a directory}; shift 2 ;;
+    --argv) show_argv=1; shift ;;
     -h | --help) sed -n '2,/^set -e/{/^set -e/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
     *) echo "git_processes: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
-real_git=$(command -v git)
-work=$(mktemp -d "${TMPDIR:-/tmp}/git-guard-processes.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-if [[ -z $prefix ]]; then
-    prefix=$work/prefix
-    cmake --install "$root/build" --prefix "$prefix" >/dev/null
-fi
-[[ -x $prefix/bin/git-guard ]] || { echo "git_processes: no bin/git-guard under $prefix" >&2; exit 2; }
-
-export HOME=$work/home GIT_CONFIG_NOSYSTEM=1 LC_ALL=C
-export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com
-export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.com
-mkdir -p "$HOME"
-git() { "$real_git" "$@"; }
-git config --global init.defaultBranch main
-git config --global gc.auto 0
-git config --global maintenance.auto false
+source "$root/bench/installed.bash"
+installed_layout git_processes
 
 # fresh NAME GUARDED: a clone of a one-commit origin in $work/NAME, guarded when GUARDED=1.
 fresh() {
@@ -65,6 +52,9 @@ count() {
     # `command`: the git on PATH (the shim, when guarded), not this script's git function.
     (cd "$work/case" && PATH=$path GIT_TRACE2_EVENT=$trace command "$@" >/dev/null 2>&1) || true
     grep -c '"event":"start"' "$trace" 2>/dev/null || echo 0
+    if [[ $guarded == 1 && $show_argv == 1 ]]; then
+        grep '"event":"start"' "$trace" | sed 's/.*"argv":\[\(.*\)\]}$/    \1/' >&2
+    fi
 }
 
 prepare() { # CASE: the state each case starts from, in $work/case

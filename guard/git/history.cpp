@@ -36,6 +36,29 @@ void parse_refs(const std::string& out, const std::string& tree, bool per_worktr
     }
 }
 
+// Whether git could list any per-worktree ref in the linked tree whose admin entry is
+// `admin`. The files backend keeps a tree's refs/worktree, refs/bisect and refs/rewritten
+// loose under `<admin>/refs/` (git never packs them); reftable keeps a table stack in
+// `<admin>/reftable/`. With neither a file there nor a table stack, git has nothing to
+// list, so its answer is known without a process per tree (issue 20: a `for-each-ref`
+// per other tree made many trees cost O(trees^2)). Anything else is asked of git.
+bool may_hold_own_refs(const fs::path& admin)
+{
+    std::error_code ec;
+    if (fs::exists(admin / "reftable", ec) || ec)
+        return true;
+    fs::recursive_directory_iterator it(admin / "refs", ec), end;
+    if (ec)
+        return ec != std::errc::no_such_file_or_directory;
+    for (; it != end; it.increment(ec)) {
+        if (ec)
+            return true;
+        if (!it->is_directory(ec))
+            return true;
+    }
+    return ec.operator bool();
+}
+
 } // namespace
 
 std::vector<RefValue> list_refs(const fs::path& common, const std::vector<Worktree>& trees)
@@ -51,11 +74,13 @@ std::vector<RefValue> list_refs(const fs::path& common, const std::vector<Worktr
             std::error_code ec;
             if (!fs::exists(tree.git_dir, ec))
                 continue; // removed meanwhile: nothing of it is left to hold anything
-            RunResult r = Git(tree.git_dir).run({"for-each-ref", k_format, "refs/worktree/",
-                                                 "refs/bisect/", "refs/rewritten/"});
-            if (r.status != 0 && fs::exists(tree.git_dir, ec))
-                throw Error("list the refs of worktree " + tree.path.string() + ": " + r.err);
-            parse_refs(r.out, dir, true, refs);
+            if (may_hold_own_refs(tree.git_dir)) {
+                RunResult r = Git(tree.git_dir).run({"for-each-ref", k_format, "refs/worktree/",
+                                                     "refs/bisect/", "refs/rewritten/"});
+                if (r.status != 0 && fs::exists(tree.git_dir, ec))
+                    throw Error("list the refs of worktree " + tree.path.string() + ": " + r.err);
+                parse_refs(r.out, dir, true, refs);
+            }
         }
         spdlog::debug("tree {} git dir {} head {} branch {}", tree.path.string(), dir, tree.head, tree.branch_ref);
         if (tree.branch_ref.empty() && is_oid(tree.head))

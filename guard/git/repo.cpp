@@ -9,7 +9,6 @@
 
 #include <thread>
 
-#include <sys/stat.h>
 
 namespace fs = std::filesystem;
 
@@ -125,11 +124,6 @@ Settings read_settings(git_repository* repo) { return read_settings(common_dir(r
 
 namespace {
 
-bool config_bool(const std::string& v)
-{
-    return v == "true" || v == "yes" || v == "on" || v == "1" || v.empty();
-}
-
 // One `git worktree list --porcelain -z` record turned into a Worktree. The
 // admin entry name is the basename of the tree's own git dir, which git
 // reports for the tree through `<path>/.git`; for trees whose directory is
@@ -143,6 +137,7 @@ void apply_field(Worktree& tree, const std::string& field)
         tree.lock_reason = field.size() > 7 ? field.substr(7) : "";
     } else if (field == "prunable" || field.starts_with("prunable ")) {
         tree.prunable = true;
+        tree.git_prunable = true;
     } else if (field.starts_with("HEAD ")) {
         bool zero = field.find_first_not_of('0', 5) == std::string::npos;
         tree.head = zero ? "" : field.substr(5);
@@ -226,76 +221,6 @@ Site locate_site(const fs::path& start)
     return site;
 }
 
-namespace {
-
-struct CachedConfig {
-    std::string stamp; // the repository's config files as they were when read
-    ConfigEntries entries;
-};
-
-std::map<fs::path, CachedConfig>& config_cache()
-{
-    static std::map<fs::path, CachedConfig> cache;
-    return cache;
-}
-
-// Inode, size and change time of the config files git reads for `git_dir` itself: a
-// write to them (by this process or another) asks git again.
-std::string config_stamp(const fs::path& git_dir)
-{
-    std::string stamp;
-    for (const fs::path& file : {git_dir / "config", git_dir / "config.worktree", common_of(git_dir) / "config"}) {
-        struct stat st {};
-        if (::stat(file.c_str(), &st) == 0)
-            stamp += std::to_string(st.st_ino) + ":" + std::to_string(st.st_size) + ":" +
-                     std::to_string(st.st_ctim.tv_sec) + "." + std::to_string(st.st_ctim.tv_nsec);
-        stamp += ";";
-    }
-    return stamp;
-}
-
-} // namespace
-
-const ConfigEntries& guard_config(const fs::path& git_dir)
-{
-    auto& cache = config_cache();
-    std::string stamp = config_stamp(git_dir);
-    if (auto it = cache.find(git_dir); it != cache.end() && it->second.stamp == stamp)
-        return it->second.entries;
-    RunResult r = Git(git_dir).run({"config", "-z", "--get-regexp", "^(guard|hook)\\."});
-    ConfigEntries entries;
-    for (const auto& entry : split(r.out)) {
-        auto nl = entry.find('\n');
-        entries.emplace_back(entry.substr(0, nl), nl == std::string::npos ? "" : entry.substr(nl + 1));
-    }
-    return (cache[git_dir] = {stamp, std::move(entries)}).entries;
-}
-
-void forget_config() { config_cache().clear(); }
-
-Settings read_settings(const fs::path& git_dir)
-{
-    Settings settings;
-    for (const auto& [key, value] : guard_config(git_dir)) {
-        if (key == "guard.enabled")
-            settings.enabled = config_bool(value);
-        else if (key == "guard.exclude")
-            settings.exclude.push_back(value);
-        else if (key == "guard.keepignored")
-            settings.keep_ignored.push_back(value);
-        else if (key == "guard.baseref")
-            settings.base_refs.push_back(value);
-        else if (key == "guard.identity" && !value.empty())
-            settings.identity = value;
-        else if (key == "guard.lockworktrees")
-            settings.lock_worktrees = config_bool(value);
-        else if (key == "guard.locktimeout" && !value.empty() &&
-                 value.find_first_not_of("0123456789") == std::string::npos)
-            settings.lock_timeout = std::chrono::seconds(std::stol(value));
-    }
-    return settings;
-}
-
 std::vector<Worktree> list_worktrees(const fs::path& common)
 {
     Git git(common);
@@ -310,7 +235,11 @@ std::vector<Worktree> list_worktrees(const fs::path& common)
     }
     if (listed.status != 0)
         throw Error("list the worktrees of " + common.string() + ": git worktree failed: " + listed.err);
-    const std::string& out = listed.out;
+    return parse_worktrees(listed.out, common);
+}
+
+std::vector<Worktree> parse_worktrees(const std::string& out, const fs::path& common)
+{
     std::vector<Worktree> trees;
     Worktree tree;
     bool bare = false;
@@ -342,7 +271,7 @@ std::vector<Worktree> list_worktrees(const fs::path& common)
             // submodule's absorbed git dir under .git/modules/); rev-parse says where, asked
             // without the runner's GIT_COMMON_DIR, with which git ignores core.worktree.
             if (absolute_path(t.path) == absolute_path(common)) {
-                RunResult top = run({git.binary(), "--git-dir=" + common.string(), "rev-parse", "--show-toplevel"});
+                RunResult top = run({find_real_git(), "--git-dir=" + common.string(), "rev-parse", "--show-toplevel"});
                 if (top.status == 0 && !first_line_of(top.out).empty())
                     t.path = first_line_of(top.out);
             }
@@ -357,22 +286,32 @@ std::vector<Worktree> list_worktrees(const fs::path& common)
     return trees;
 }
 
-std::optional<Worktree> find_worktree(const fs::path& common, const fs::path& path)
+std::optional<Worktree> find_worktree(const std::vector<Worktree>& trees, const fs::path& path)
 {
     fs::path want = absolute_path(path);
-    for (auto& tree : list_worktrees(common))
+    for (const auto& tree : trees)
         if (absolute_path(tree.path) == want)
             return tree;
     return std::nullopt;
 }
 
+std::optional<Worktree> find_worktree(const fs::path& common, const fs::path& path)
+{
+    return find_worktree(list_worktrees(common), path);
+}
+
 Worktree resolve_worktree(const fs::path& common, const fs::path& path)
 {
-    if (auto tree = find_worktree(common, path))
+    return resolve_worktree(list_worktrees(common), common, path);
+}
+
+Worktree resolve_worktree(const std::vector<Worktree>& trees, const fs::path& common, const fs::path& path)
+{
+    if (auto tree = find_worktree(trees, path))
         return *tree;
     fs::path want = absolute_path(path);
     std::optional<Worktree> enclosing;
-    for (auto& tree : list_worktrees(common)) {
+    for (const auto& tree : trees) {
         auto rel = want.lexically_relative(absolute_path(tree.path));
         if (!rel.empty() && *rel.begin() != ".." && (!enclosing || tree.path.string().size() >
                                                                        enclosing->path.string().size()))
@@ -385,15 +324,16 @@ Worktree resolve_worktree(const fs::path& common, const fs::path& path)
                 " (see 'git worktree list')");
 }
 
-void check_readable(const Worktree& tree)
+void check_readable(const Worktree& tree, const std::optional<std::string>& top_seen)
 {
     std::error_code ec;
     if (tree.prunable || !fs::exists(tree.path / ".git", ec))
         throw Error("worktree " + tree.path.string() +
                     " cannot be read by git: its .git or its admin entry is missing");
-    Git git(tree.git_dir, tree.path);
-    std::string top = git.out({"rev-parse", "--show-toplevel"}, "read worktree " + tree.path.string());
-    top = output_path(top);
+    std::string top = top_seen && !top_seen->empty()
+                          ? *top_seen
+                          : output_path(Git(tree.git_dir, tree.path)
+                                            .out({"rev-parse", "--show-toplevel"}, "read worktree " + tree.path.string()));
     if (absolute_path(top) != absolute_path(tree.path))
         throw Error("worktree " + tree.path.string() + " opens as " + top +
                     "; refusing to act on the wrong tree");

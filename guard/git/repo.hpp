@@ -1,5 +1,6 @@
 #pragma once
 
+#include "guard/git/config.hpp"
 #include "guard/git/libgit2.hpp"
 
 #include <chrono>
@@ -19,19 +20,9 @@ struct Worktree {
     bool locked = false;
     std::string lock_reason;
     bool prunable = false;         // registered, but its directory or .git is gone
+    bool git_prunable = false;     // ... as git itself says (`prunable` in its listing)
     std::string head;              // HEAD's id as git lists it ("" when unborn)
     std::string branch_ref;        // refs/heads/<x> when on a branch, "" when detached
-};
-
-// The repository-local guard.* keys (DESIGN §9).
-struct Settings {
-    bool enabled = false;
-    std::vector<std::string> exclude;
-    std::vector<std::string> keep_ignored;
-    std::vector<std::string> base_refs;
-    std::string identity = "git-guard <git-guard@localhost>";
-    std::chrono::seconds lock_timeout{60};
-    bool lock_worktrees = false;   // guard.lockWorktrees, set by install --lock-worktrees
 };
 
 // Where a repository lives, as git itself reports it (no libgit2).
@@ -55,31 +46,27 @@ struct Site {
 // and worktree extension git reads works). Throws Error as `locate` does.
 Site locate_site(const std::filesystem::path& start);
 
-// The guard.* keys of the repository whose git dir (or common dir) is `git_dir`,
-// read by git (so includes, conditional includes and every format work).
-Settings read_settings(const std::filesystem::path& git_dir);
-
-// The guard.* and hook.* entries of `git_dir`'s configuration as git lists them (keys as
-// `config --get-regexp` prints them), read once per process while the repository's config
-// files stay as they are: one save reads the settings, the hooks to turn off and
-// guard.onSave. forget_config() drops what was read (after install changes them).
-using ConfigEntries = std::vector<std::pair<std::string, std::string>>;
-const ConfigEntries& guard_config(const std::filesystem::path& git_dir);
-void forget_config();
-
 // Every worktree of the repository at `common`, the main one first, as
 // `git worktree list` reports it (relative worktrees included). Throws Error
 // when git cannot list them.
 std::vector<Worktree> list_worktrees(const std::filesystem::path& common);
 
-// The registered worktree whose root is exactly `path`, if any.
+// The one reader of `git worktree list --porcelain -z` (`listing`) of the repository at
+// `common`: what list_worktrees returns, for a listing asked some other way.
+std::vector<Worktree> parse_worktrees(const std::string& listing, const std::filesystem::path& common);
+
+// The registered worktree whose root is exactly `path`, if any (in `trees`, a list
+// this decision read already, or asked of git).
 std::optional<Worktree> find_worktree(const std::filesystem::path& common,
                                       const std::filesystem::path& path);
+std::optional<Worktree> find_worktree(const std::vector<Worktree>& trees, const std::filesystem::path& path);
 
 // The registered worktree whose root is exactly `path`. Throws Error, naming the
 // enclosing tree when there is one, for anything else: a git call "in" a
 // subdirectory or a husk would answer for the wrong tree.
 Worktree resolve_worktree(const std::filesystem::path& common, const std::filesystem::path& path);
+Worktree resolve_worktree(const std::vector<Worktree>& trees, const std::filesystem::path& common,
+                          const std::filesystem::path& path);
 
 // Opens the repository that contains `start` (any path inside it, or a git dir).
 // Refuses, with the reason, repositories libgit2 cannot serve (reftable, SHA-256).
@@ -94,8 +81,9 @@ void check_supported(const std::filesystem::path& common_dir);
 Settings read_settings(git_repository* repo);
 
 // Proves that `tree` is readable by git as itself (DESIGN LESSONS 6): `.git`
-// exists and git's top level is exactly the tree's root. Throws Error otherwise.
-void check_readable(const Worktree& tree);
+// exists and git's top level (`top_seen`, when git has already said it) is exactly the
+// tree's root. Throws Error otherwise.
+void check_readable(const Worktree& tree, const std::optional<std::string>& top_seen = std::nullopt);
 
 // The first line of `file`, without its newline ("" when it cannot be read).
 std::string read_first_line(const std::filesystem::path& file);

@@ -6,7 +6,6 @@
 
 #include <chrono>
 #include <optional>
-#include <sstream>
 #include <thread>
 
 namespace fs = std::filesystem;
@@ -34,18 +33,21 @@ const CallSite& call_site(const GitCall& call)
     static std::optional<CallSite> asked;
     if (asked)
         return *asked;
+    // The hooks directory too (the shim asks whether our hook runs): one git for all.
     auto r = ask_git(call, {"rev-parse", "--path-format=absolute", "--git-common-dir", "--git-dir",
-                            "--show-toplevel"});
-    // The top is all that follows the two git dirs: a tree's path may hold a newline.
+                            "--git-path", "hooks", "--show-toplevel"});
+    // The top is all that follows the three paths: a tree's path may hold a newline.
     size_t first = r.out.find('\n');
     size_t second = first == std::string::npos ? first : r.out.find('\n', first + 1);
+    size_t third = second == std::string::npos ? second : r.out.find('\n', second + 1);
     CallSite site;
-    if (second != std::string::npos) {
+    if (third != std::string::npos) {
         site.common = r.out.substr(0, first);
         site.git_dir = r.out.substr(first + 1, second - first - 1);
+        site.hooks = r.out.substr(second + 1, third - second - 1);
     }
-    if (r.status == 0 && second != std::string::npos && second + 1 < r.out.size())
-        site.top = output_path(r.out.substr(second + 1));
+    if (r.status == 0 && third != std::string::npos && third + 1 < r.out.size())
+        site.top = output_path(r.out.substr(third + 1));
     else
         site.why = first_line_of(r.err);
     return asked.emplace(std::move(site));
@@ -83,37 +85,12 @@ std::vector<ListedTree> list_trees(const GitCall& call)
     }
     if (r.status != 0)
         throw Error("git worktree list failed: " + r.err);
-    std::vector<ListedTree> trees;
-    std::istringstream in(r.out);
-    std::optional<ListedTree> tree;
-    for (std::string field; std::getline(in, field, '\0');) {
-        if (field.empty()) {
-            if (tree)
-                trees.push_back(*tree);
-            tree.reset();
-        } else if (field.starts_with("worktree ")) {
-            tree = ListedTree{.path = field.substr(9), .is_main = trees.empty()};
-        } else if (tree && field.starts_with("locked")) {
-            tree->locked = true;
-            tree->lock_reason = field.size() > 7 ? field.substr(7) : "";
-        } else if (tree && field.starts_with("prunable")) {
-            tree->prunable = true;
-        }
-    }
-    if (tree)
-        trees.push_back(*tree);
-    fs::path common = common_git_dir(call) / "worktrees";
-    std::error_code ec;
-    for (auto& t : trees)
-        for (const auto& entry : t.is_main ? fs::directory_iterator() : fs::directory_iterator(common, ec))
-            if (tree_of(entry.path()) == absolute_path(t.path))
-                t.id = entry.path().filename().string();
-    return trees;
+    return parse_worktrees(r.out, common_git_dir(call));
 }
 
-std::optional<ListedTree> find_listed(const GitCall& call, const std::string& arg)
+std::optional<ListedTree> find_listed(const std::vector<ListedTree>& trees, const GitCall& call,
+                                      const std::string& arg)
 {
-    auto trees = list_trees(call);
     std::optional<ListedTree> found;
     std::string suffix = "/" + arg;
     while (suffix.size() > 1 && suffix.back() == '/')
@@ -151,7 +128,8 @@ std::vector<ListedTree> prune_candidates(const GitCall& call)
     for (const auto& entry : fs::directory_iterator(common / "worktrees", ec)) {
         std::string id = entry.path().filename().string();
         if (said.find("\nRemoving worktrees/" + id + ": ") != std::string::npos)
-            pruned.push_back({.path = tree_of(entry.path()), .id = id, .prunable = true});
+            pruned.push_back({.path = tree_of(entry.path()), .git_dir = entry.path(), .name = id,
+                              .prunable = true, .git_prunable = true});
     }
     return pruned;
 }

@@ -2,6 +2,7 @@
 
 #include "guard/git/gitcall.hpp"
 #include "guard/git/process.hpp"
+#include "guard/git/repo.hpp"
 
 #include <filesystem>
 #include <initializer_list>
@@ -13,15 +14,9 @@ namespace guard {
 
 // git's own list of a repository's worktrees (`git worktree list --porcelain -z`), read
 // through the caller's call, so it holds for every format and extension the real git
-// supports (SHA-256, reftable, relative worktrees), which libgit2 1.5 may not.
-struct ListedTree {
-    std::filesystem::path path;
-    std::string id;            // admin entry name under <common>/worktrees ("" for the main tree)
-    bool is_main = false;
-    bool locked = false;
-    std::string lock_reason;
-    bool prunable = false;
-};
+// supports (SHA-256, reftable, relative worktrees), which libgit2 1.5 may not; parsed by
+// the one reader of that listing (parse_worktrees). `name` is the admin entry's id.
+using ListedTree = Worktree;
 
 // Runs the real git as the caller would have (`call`'s globals, in `call.cwd`), plus `args`,
 // with `input` on its stdin. Its messages are git's English ones (LC_ALL=C, LANGUAGE=C),
@@ -35,6 +30,7 @@ RunResult ask_git(const GitCall& call, std::initializer_list<std::string> rest);
 struct CallSite {
     std::filesystem::path common;
     std::filesystem::path git_dir;
+    std::filesystem::path hooks; // where git looks for hooks (`--git-path hooks`: core.hooksPath)
     std::filesystem::path top;
     std::string why;
 };
@@ -46,9 +42,11 @@ std::filesystem::path common_git_dir(const GitCall& call);
 // Every worktree git lists, the main one first.
 std::vector<ListedTree> list_trees(const GitCall& call);
 
-// The tree `git worktree remove <arg>` means, as git's find_worktree finds it: a
-// unique path suffix, else the path itself. Nothing when git would not find one.
-std::optional<ListedTree> find_listed(const GitCall& call, const std::string& arg);
+// The tree `git worktree remove <arg>` means among `trees` (list_trees), as git's
+// find_worktree finds it: a unique path suffix, else the path itself. Nothing when git
+// would not find one.
+std::optional<ListedTree> find_listed(const std::vector<ListedTree>& trees, const GitCall& call,
+                                      const std::string& arg);
 
 // The trees `git worktree prune <call's options>` would prune, by git's own dry run.
 std::vector<ListedTree> prune_candidates(const GitCall& call);

@@ -226,11 +226,42 @@ void find_hidden(const Git& git, const fs::path& root, const Filters& f, Work& w
 
 } // namespace
 
-void read_head(const Git& git, Work& w)
+void read_head(const Git& git, Work& w, bool ask_top)
 {
-    RunResult head = git.run({"rev-parse", "-q", "--verify", "HEAD^{commit}"});
-    if (head.status == 0)
-        w.head = first_line_of(head.out);
+    // One git for the root, HEAD and its tree: "[<top>\n]<commit>\n<tree>\n--\n". `--`: the
+    // words are revisions, never paths. Unborn (or no commit), it fails whole.
+    std::vector<std::string> args{"rev-parse"};
+    if (ask_top)
+        args.emplace_back("--show-toplevel");
+    args.insert(args.end(), {"HEAD^{commit}", "HEAD^{tree}", "--"});
+    RunResult head = git.run(args);
+    // Read from the end: the root may hold newlines (LESSONS 23), the ids never do.
+    std::string out = head.out;
+    if (out.ends_with("\n--\n"))
+        out.resize(out.size() - 3);
+    if (out.ends_with('\n'))
+        out.pop_back();
+    auto last_line = [&out] {
+        size_t nl = out.rfind('\n');
+        std::string line = out.substr(nl == std::string::npos ? 0 : nl + 1);
+        out.resize(nl == std::string::npos ? 0 : nl);
+        return line;
+    };
+    std::string tree = last_line(), commit = last_line();
+    if (head.status == 0 && is_oid(commit) && is_oid(tree) && (!ask_top || !out.empty())) {
+        w.head = commit;
+        w.head_tree = tree;
+        if (ask_top)
+            w.top = out;
+    } else if (ask_top) {
+        RunResult top = git.run({"rev-parse", "--show-toplevel"});
+        w.top = top.status == 0 ? output_path(top.out) : "";
+    }
+    if (!w.head) {
+        RunResult verify = git.run({"rev-parse", "-q", "--verify", "HEAD^{commit}"});
+        if (verify.status == 0)
+            w.head = first_line_of(verify.out);
+    }
     RunResult sym = git.run({"symbolic-ref", "-q", "HEAD"});
     std::string target = sym.status == 0 ? first_line_of(sym.out) : "";
     bool attached = !target.empty();
@@ -265,7 +296,7 @@ fs::path git_dir_of(const fs::path& dir)
 }
 
 Work inspect_checkout(const fs::path& git_dir, const fs::path& root, const Settings& settings,
-                      const std::function<void(Work&)>& meanwhile)
+                      const std::function<void(Work&)>& meanwhile, bool ask_top)
 {
     Work w;
     w.path = root.string();
@@ -285,7 +316,7 @@ Work inspect_checkout(const fs::path& git_dir, const fs::path& root, const Setti
         // --sparse: a sparse index is listed as it is, its out-of-cone directories as one
         // entry each; without it git would expand the whole index for us.
         Git::Job listing = git.start({"ls-files", "--sparse", "-v", "-s", "-z"});
-        read_head(git, w);
+        read_head(git, w, ask_top);
         if (meanwhile)
             meanwhile(w);
         RunResult r = status.wait();

@@ -45,10 +45,16 @@ namespace {
 // Commits only this tree holds: from its HEAD and its own per-worktree refs,
 // against every other ref and every other tree's detached HEAD. Errors read as
 // "HEAD is at risk" (DESIGN §0.3).
-void collect_commits(const fs::path& common, const Worktree& tree, const Settings& settings, Work& w)
+void collect_commits(const fs::path& common, const Worktree& tree, const Settings& settings, Work& w,
+                     Listing* listing)
 {
     try {
-        auto refs = list_refs(common, list_worktrees(common));
+        std::vector<RefValue> read;
+        if (listing && !listing->refs)
+            listing->refs = list_refs(common, listing->trees);
+        else if (!listing)
+            read = list_refs(common, list_worktrees(common));
+        const std::vector<RefValue>& refs = listing ? *listing->refs : read;
         std::string own = absolute_path(tree.git_dir).string();
         std::vector<std::string> tips, hide;
         std::vector<std::pair<std::string, std::string>> own_refs;
@@ -134,18 +140,23 @@ void read_admin_index(const Worktree& tree, Work& w)
 
 } // namespace
 
-Work inspect_tree(const Worktree& tree, const Settings& settings)
+Work inspect_tree(const Worktree& tree, const Settings& settings, Listing* listing)
 {
-    check_readable(tree);
+    std::error_code ec;
+    if (tree.prunable || !fs::exists(tree.path / ".git", ec))
+        check_readable(tree); // throws: git cannot read it
     fs::path common = common_of(tree.git_dir);
+    // Everything here only reads, and nothing of it counts unless git opened the tree as
+    // itself: its root, asked with HEAD, proves it once git has answered.
     Work w = inspect_checkout(tree.git_dir, tree.path, settings,
-                              [&](Work& work) { collect_commits(common, tree, settings, work); });
+                              [&](Work& work) { collect_commits(common, tree, settings, work, listing); }, true);
+    check_readable(tree, w.top);
     w.path = tree.path.string();
     decide(w);
     return w;
 }
 
-Work inspect_admin(const fs::path& common, const Worktree& tree, const Settings& settings)
+Work inspect_admin(const fs::path& common, const Worktree& tree, const Settings& settings, Listing* listing)
 {
     Work w;
     std::error_code ec;
@@ -166,7 +177,7 @@ Work inspect_admin(const fs::path& common, const Worktree& tree, const Settings&
             w.branch = tree.branch_ref.substr(11);
     }
     w.path = tree.path.string();
-    collect_commits(common, tree, settings, w);
+    collect_commits(common, tree, settings, w, listing);
     decide(w);
     return w;
 }
@@ -195,13 +206,16 @@ std::vector<Work> inspect_paths(const fs::path& start, const std::vector<fs::pat
     fs::path common = locate(named ? paths.front() : start).common;
     Settings settings = read_settings(common);
     std::vector<Work> works;
+    // One worktree list and one refs walk for every tree this status judges.
+    Listing listing{list_worktrees(common), std::nullopt};
     std::vector<Worktree> trees;
     for (const auto& p : paths)
-        trees.push_back(resolve_worktree(common, p));
+        trees.push_back(resolve_worktree(listing.trees, common, p));
     if (paths.empty() && branches.empty())
-        trees = list_worktrees(common);
+        trees = listing.trees;
     for (const auto& tree : trees)
-        works.push_back(tree.prunable ? inspect_admin(common, tree, settings) : inspect_tree(tree, settings));
+        works.push_back(tree.prunable ? inspect_admin(common, tree, settings, &listing)
+                                      : inspect_tree(tree, settings, &listing));
     for (const auto& branch : branches) {
         std::string name = branch.starts_with("refs/heads/") ? branch.substr(11) : branch;
         RunResult tip = Git(common).run({"rev-parse", "-q", "--verify", "refs/heads/" + name});

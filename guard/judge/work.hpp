@@ -1,5 +1,6 @@
 #pragma once
 
+#include "guard/git/history.hpp"
 #include "guard/git/repo.hpp"
 
 #include <functional>
@@ -50,6 +51,8 @@ struct Work {
     std::string git_dir;               // the tree's own git dir ("" for a branch)
     std::string root;                  // where its files are ("" = path; a tree moved aside)
     std::string note;                  // said to the user, never a reason to refuse
+    std::string head_tree;             // HEAD's tree, read with HEAD ("" when unborn or not read)
+    std::string top;                   // the root git opened the tree at (inspect_tree's proof)
 
     bool has_uncommitted() const { return !changes.empty(); }
 };
@@ -61,16 +64,25 @@ struct Pending {
     std::vector<std::string> created;   // new values (hex) of created or updated refs
 };
 
+// What one decision reads of the repository once, for every tree it judges (issue 20:
+// a list and a refs walk per tree made many trees cost O(trees^2)): git's worktree list,
+// as the caller read it, and every ref (read on first use, from `trees`).
+struct Listing {
+    std::vector<Worktree> trees;
+    std::optional<std::vector<RefValue>> refs;
+};
+
 // The work in `tree` (DESIGN §4.1), asked of git: status, the index's hidden
 // edits, nested repositories and submodules, and the commits only the tree
 // holds. Any error while deciding is work (verdict has_work, reason says why),
 // never "clean". Throws Error only when `tree` cannot be read as itself.
-Work inspect_tree(const Worktree& tree, const Settings& settings);
+// `listing`: the worktrees and refs read for this decision (none: read here).
+Work inspect_tree(const Worktree& tree, const Settings& settings, Listing* listing = nullptr);
 
 // The commits that only the admin entry of `tree` still holds, for a tree git
 // can no longer read (a husk, or one `git worktree prune` would drop).
 Work inspect_admin(const std::filesystem::path& common, const Worktree& tree,
-                   const Settings& settings);
+                   const Settings& settings, Listing* listing = nullptr);
 
 // The work a deletion of `refs/heads/<branch>` at `tip` would destroy.
 Work inspect_branch(const std::filesystem::path& common, const std::string& branch,
@@ -78,9 +90,10 @@ Work inspect_branch(const std::filesystem::path& common, const std::string& bran
 
 class Git;
 
-// HEAD, its branch and the branch's tip (also mid-rebase or bisect), read
-// through the git dir `git` names, into `work`.
-void read_head(const Git& git, Work& work);
+// HEAD, its tree, its branch and the branch's tip (also mid-rebase or bisect), read
+// through the git dir `git` names, into `work`; with `ask_top`, also the root git opens
+// the tree at (`work.top`, "" when git cannot say), asked by the same git.
+void read_head(const Git& git, Work& work, bool ask_top = false);
 
 // The git dir that `dir`'s `.git` (a directory, or a `gitdir:` file) names, or "".
 std::filesystem::path git_dir_of(const std::filesystem::path& dir);
@@ -90,7 +103,8 @@ std::filesystem::path git_dir_of(const std::filesystem::path& dir);
 // while git's status and index listing run (HEAD is read by then): the commits' walk
 // costs no wall time of its own.
 Work inspect_checkout(const std::filesystem::path& git_dir, const std::filesystem::path& root,
-                      const Settings& settings, const std::function<void(Work&)>& meanwhile = {});
+                      const Settings& settings, const std::function<void(Work&)>& meanwhile = {},
+                      bool ask_top = false);
 
 } // namespace guard
 

@@ -51,13 +51,6 @@ bool config_true(const GitCall& call, const std::string& key)
     return r.status == 0 && r.out == "true\n";
 }
 
-std::chrono::seconds lock_timeout(const GitCall& call)
-{
-    auto r = ask_git(call, {"config", "--int", "guard.lockTimeout"});
-    long seconds = r.status == 0 ? std::strtol(r.out.c_str(), nullptr, 10) : 60;
-    return std::chrono::seconds(seconds >= 0 ? seconds : 60);
-}
-
 void report_saved(const Saved& s, const std::string& what)
 {
     std::fprintf(stderr, "git-guard: %s %s to %s (git show --stat %s)\n",
@@ -94,7 +87,7 @@ int save_admin(const GitCall& call, const ListedTree& tree, const std::string& r
     fs::path common = common_git_dir(call);
     Settings settings = read_settings(common);
     for (const auto& t : list_worktrees(common)) {
-        if (t.name != tree.id)
+        if (t.name != tree.name)
             continue;
         PathLock lock(common, t.path.string(), settings.lock_timeout);
         Work work;
@@ -114,12 +107,15 @@ int save_admin(const GitCall& call, const ListedTree& tree, const std::string& r
 // Saves what removing or pruning `tree` destroys (DESIGN §4.1). A tree whose directory
 // is gone goes to the engine first (it looks for a moved-aside directory), then, when the
 // engine cannot open it, to its admin entry's commits.
-int save_listed(const GitCall& call, const ListedTree& tree, const std::string& reason)
+// `trees`: git's list, read under a lock this caller holds for the tree (none: read here).
+int save_listed(const GitCall& call, const ListedTree& tree, const std::string& reason,
+                const std::vector<ListedTree>* trees = nullptr)
 {
-    bool gone = tree.prunable || !fs::exists(tree.path);
+    bool gone = tree.git_prunable || !fs::exists(tree.path);
     SaveResult r;
     try {
-        r = save_path(call.cwd, tree.path, {.reason = reason});
+        fs::path common = common_git_dir(call);
+        r = save_tree(common, read_settings(common), tree.path, {.reason = reason}, trees);
     } catch (const Error& e) {
         if (gone)
             return save_admin(call, tree, reason);
@@ -138,23 +134,46 @@ int save_listed(const GitCall& call, const ListedTree& tree, const std::string& 
     return 0;
 }
 
+// The root of the tree `git worktree remove <arg>` names, for its lock: an absolute path
+// to a tree root is its own answer (git's suffix match finds only it); anything else is
+// git's list's. Nothing when git would find no tree, or the main one.
+std::optional<fs::path> remove_key(const GitCall& call, const std::string& arg)
+{
+    std::error_code ec;
+    if (fs::path(arg).is_absolute() && fs::exists(fs::path(arg) / ".git", ec))
+        return absolute_path(arg);
+    auto tree = find_listed(list_trees(call), call, arg);
+    if (!tree || tree->is_main)
+        return std::nullopt;
+    return absolute_path(tree->path);
+}
+
 // `git worktree remove`, at any force level (DESIGN §0.2): save, then let git decide.
 int guard_remove(const GitCall& call)
 {
     std::string arg = remove_target(call.words);
-    auto tree = arg.empty() ? std::nullopt : find_listed(call, arg);
-    if (!tree || tree->is_main)
+    auto key = arg.empty() ? std::nullopt : remove_key(call, arg);
+    if (!key)
         exec_git(call); // git refuses or reports it itself
     // Held across the exec below (the descriptor survives it): racers removing this
     // tree wait until git has removed it, then find it gone. Only this tree's lock.
-    PathLock removing(common_git_dir(call), "worktree remove " + absolute_path(tree->path).string(),
-                      lock_timeout(call));
-    tree = find_listed(call, arg);
-    if (!tree)
-        exec_git(call); // another process removed it while we waited
-    if (int rc = save_listed(call, *tree, "worktree remove"))
+    fs::path common = common_git_dir(call);
+    Settings settings = read_settings(common);
+    std::vector<PathLock> removing;
+    removing.emplace_back(common, "worktree remove " + key->string(), settings.lock_timeout);
+    // Re-read once the lock is held (DESIGN §7); the save judges by this very list.
+    std::vector<ListedTree> trees = list_trees(call);
+    auto tree = find_listed(trees, call, arg);
+    if (tree && !tree->is_main && absolute_path(tree->path) != *key) { // git means another tree
+        removing.emplace_back(common, "worktree remove " + absolute_path(tree->path).string(), settings.lock_timeout);
+        trees = list_trees(call);
+        tree = find_listed(trees, call, arg);
+    }
+    if (!tree || tree->is_main)
+        exec_git(call); // another process removed it while we waited, or git refuses itself
+    if (int rc = save_listed(call, *tree, "worktree remove", &trees))
         return rc;
-    if (tree->locked && tree->lock_reason == "git-guard" && config_true(call, "guard.lockWorktrees"))
+    if (tree->locked && tree->lock_reason == "git-guard" && settings.lock_worktrees)
         ask_git(call, {"worktree", "unlock", tree->path.string()});
     // Point of no return: the work is on a verified branch; git removes the tree.
     exec_git(call);

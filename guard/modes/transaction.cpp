@@ -26,46 +26,6 @@ bool is_guarded(const std::string& ref)
     return ref == "HEAD" || ref.starts_with("refs/heads/") || ref.starts_with("refs/stranded/");
 }
 
-// `git config <type> --get <key>` (or `--get-regexp`, -z), as git reads the value:
-// `[guard] enabled` without a value is true, `1k` is 1024. Nothing when unset or invalid.
-std::optional<std::string> typed(const fs::path& git_dir, const std::string& type, const std::string& key)
-{
-    auto r = run_git_bounded(git_dir, {"config", "--type=" + type, "--get", key}, "",
-                             Clock::now() + std::chrono::seconds(10));
-    if (!r || r->status != 0)
-        return std::nullopt;
-    return r->out.substr(0, r->out.find('\n'));
-}
-
-// `key` and value pairs from `git config -z [--type=<type>] --get-regexp <pattern>`;
-// nothing when none is set; `failed` when git could not read them as `type`.
-std::vector<std::pair<std::string, std::string>> entries(const fs::path& git_dir, const std::string& type,
-                                                         const std::string& pattern, bool& failed)
-{
-    std::vector<std::string> args{"config", "-z"};
-    if (!type.empty())
-        args.push_back("--type=" + type);
-    args.insert(args.end(), {"--get-regexp", pattern});
-    auto r = run_git_bounded(git_dir, args, "", Clock::now() + std::chrono::seconds(10));
-    failed = !r || (r->status != 0 && r->status != 1);
-    std::vector<std::pair<std::string, std::string>> found;
-    for (size_t at = 0; r && r->status == 0 && at < r->out.size();) {
-        size_t end = r->out.find('\0', at);
-        std::string item = r->out.substr(at, end - at);
-        at = end == std::string::npos ? r->out.size() : end + 1;
-        size_t nl = item.find('\n');
-        found.emplace_back(item.substr(0, nl), nl == std::string::npos ? "" : item.substr(nl + 1));
-    }
-    return found;
-}
-
-std::chrono::seconds seconds_or(const std::optional<std::string>& value, std::chrono::seconds fallback)
-{
-    if (!value || value->empty() || value->find_first_not_of("0123456789") != std::string::npos)
-        return fallback; // unset, invalid or negative: the default
-    return std::chrono::seconds(std::stoll(*value));
-}
-
 // One guarded line: a deletion (new all zeros) or an update (a new id, or `ref:` of
 // 2.46+) of a branch, a save or HEAD, whose old value is not symbolic (a symbolic ref
 // holds no commits). `old` all zeros: git did not check it (prepare() reads it).
@@ -117,20 +77,17 @@ Input parse_input(const std::string& text)
 HookSettings hook_settings(const fs::path& git_dir)
 {
     HookSettings h;
-    // The shim reads guard.enabled the same way (`git config --bool`): one reader per fact.
-    h.settings.enabled = typed(git_dir, "bool", "guard.enabled") == "true";
+    // One `git config` for every key (config.hpp), typed as git types them, under a bound.
+    Deadline deadline = Clock::now() + std::chrono::seconds(10);
+    h.settings = read_settings(git_dir, deadline);
     if (!h.settings.enabled)
         return h;
-    h.timeout = seconds_or(typed(git_dir, "int", "guard.hookTimeout"), h.timeout);
-    h.settings.lock_timeout = seconds_or(typed(git_dir, "int", "guard.lockTimeout"), h.settings.lock_timeout);
-    bool failed = false;
-    for (const auto& [key, value] : entries(git_dir, "bool", "^remote\\..*\\.mirror$", failed))
-        h.mirror = h.mirror || value == "true";
-    h.mirror = h.mirror || failed; // a value git cannot read: keep bundles, which no fetch prunes
-    for (const auto& [key, value] : entries(git_dir, "", "^(guard\\.baseref|remote\\..*\\.fetch)$", failed)) {
-        if (key == "guard.baseref")
-            h.settings.base_refs.push_back(value);
-        else {
+    for (const auto& [key, value] : guard_config(git_dir, deadline)) {
+        if (key == "guard.hooktimeout")
+            h.timeout = seconds_or(typed_value(git_dir, key, value, "int", deadline), std::chrono::seconds(30));
+        else if (key.starts_with("remote.") && key.ends_with(".mirror")) // unreadable: keep bundles
+            h.mirror = h.mirror || typed_value(git_dir, key, value, "bool", deadline).value_or("true") == "true";
+        else if (key.starts_with("remote.") && key.ends_with(".fetch")) {
             size_t colon = value.find(':');
             std::string dst = colon == std::string::npos ? "" : value.substr(colon + 1);
             h.mirror = h.mirror || dst == "refs/*" || dst.starts_with("refs/heads/");

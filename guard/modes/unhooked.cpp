@@ -29,14 +29,11 @@ namespace guard {
 
 namespace {
 
-// Whether git, with the caller's configuration, runs our reference-transaction hook.
-bool our_hook_runs(const GitCall& call, const CallSite& site)
+// Whether git, with the caller's configuration, runs our reference-transaction hook (in
+// the hooks directory git named with the call's site).
+bool our_hook_runs(const GitCall&, const CallSite& site)
 {
-    RunResult r = ask_git(call, {"rev-parse", "--git-path", "hooks"});
-    fs::path dir = r.out.substr(0, r.out.find('\n'));
-    if (dir.is_relative())
-        dir = call.cwd / dir;
-    return r.status == 0 && guard_hook_runs(dir, site.top);
+    return !site.hooks.empty() && guard_hook_runs(site.hooks, site.top);
 }
 
 // Writes `bytes` to `file` through a temporary name: a racing git never runs half a hook.

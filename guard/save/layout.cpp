@@ -44,6 +44,8 @@ std::string head_tree(const Git& git, const Work& w)
 {
     if (!w.head)
         return git.empty_tree();
+    if (!w.head_tree.empty())
+        return w.head_tree; // read with HEAD itself
     return first_line_of(git.out({"rev-parse", *w.head + "^{tree}"}, "read the tree of HEAD"));
 }
 

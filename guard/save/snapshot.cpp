@@ -15,6 +15,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 namespace fs = std::filesystem;
 
 namespace guard {
@@ -100,13 +102,15 @@ std::optional<Saved> save_work(const fs::path& common, const Work& w, const std:
     // A meter on a terminal once the save has taken a second, as git prints one; nothing else.
     Progress meter("git-guard: saving " + name, 3);
     Staged staged = uncommitted ? stage_checkout(git, w, common, early, options.nested_saved ? &*options.nested_saved : nullptr)
-                                : Staged{first_line_of(store.out({"rev-parse", *w.head + "^{tree}"}, "read HEAD")),
+                                : Staged{w.head_tree.empty() ? first_line_of(store.out({"rev-parse", *w.head + "^{tree}"}, "read HEAD"))
+                                                             : w.head_tree,
                                          "", {}};
     if (!uncommitted)
         staged.index_tree = staged.worktree_tree;
     meter.update(1);
-    if (auto existing = find_equal_save(store, name, options.ref_prefix, staged.worktree_tree,
-                                        staged.index_tree, w))
+    if (auto existing = options.no_earlier_save ? std::nullopt
+                                                : find_equal_save(store, name, options.ref_prefix,
+                                                                  staged.worktree_tree, staged.index_tree, w))
         return existing;
     Saved s;
     s.tree = staged.worktree_tree;
@@ -167,9 +171,16 @@ SaveResult save_path(const fs::path& start, const fs::path& path, const SaveOpti
     fs::path common = locate(fs::is_directory(path, ec) && fs::exists(path / ".git", ec) ? path : start).common;
     Settings settings = read_settings(common);
     Worktree tree = resolve_worktree(common, path);
-    PathLock lock(common, tree.path.string(), settings.lock_timeout);
+    return save_tree(common, settings, tree.path, options);
+}
+
+SaveResult save_tree(const fs::path& common, const Settings& settings, const fs::path& path,
+                     const SaveOptions& options, const std::vector<Worktree>* listed)
+{
+    PathLock lock(common, path.string(), settings.lock_timeout);
     // Re-read under the lock: another process may have saved or removed it meanwhile.
-    auto fresh = find_worktree(common, tree.path);
+    Listing listing{listed ? *listed : list_worktrees(common), std::nullopt};
+    auto fresh = find_worktree(listing.trees, path);
     if (!fresh)
         throw Error("'" + path.string() + "' is no longer a worktree: another process removed it");
     SaveResult result;
@@ -180,8 +191,16 @@ SaveResult save_path(const fs::path& start, const fs::path& path, const SaveOpti
             sweep_tmp(common);
             early.emplace(Git(fresh->git_dir, fresh->path), common);
         }
-        result.work = fresh->prunable ? inspect_admin(common, *fresh, settings) : inspect_tree(*fresh, settings);
-        result.saved = save_work(common, result.work, name, settings, options, early ? &*early : nullptr);
+        result.work = fresh->prunable ? inspect_admin(common, *fresh, settings, &listing)
+                                      : inspect_tree(*fresh, settings, &listing);
+        SaveOptions told = options;
+        if (listing.refs) {
+            std::string ref = stranded_ref_name(name, options.ref_prefix);
+            std::string dir = ref.substr(0, ref.rfind('/') + 1);
+            told.no_earlier_save = std::none_of(listing.refs->begin(), listing.refs->end(),
+                                                [&](const RefValue& r) { return r.name.starts_with(dir); });
+        }
+        result.saved = save_work(common, result.work, name, settings, told, early ? &*early : nullptr);
     } catch (const Error& e) {
         if (result.work.path.empty())
             result.work.path = fresh->path.string();

@@ -26,6 +26,9 @@ struct SaveOptions {
     // the tree's root) are saved; the others stay out of the save (an in-place destroyer
     // that leaves them alone). Unset: every one is saved.
     std::optional<std::vector<std::string>> nested_saved;
+    // The decision's refs walk, under the tree's lock, found no save of this name: no
+    // earlier save can hold the same work, so none is looked for.
+    bool no_earlier_save = false;
 };
 
 // A verified save.
@@ -81,6 +84,14 @@ struct SaveResult {
 // reported in `refused`; Error is thrown only when `tree` is not a worktree.
 SaveResult save_path(const std::filesystem::path& start, const std::filesystem::path& tree,
                      const SaveOptions& options);
+
+// save_path for a caller that knows the repository already (its common dir `common` and
+// `settings`, read once per run) and names `tree` as git lists it: under the tree's lock,
+// one worktree list and one refs walk serve the whole decision. `listed`: git's list as
+// the caller read it under a lock of its own that covers this tree (none: read here).
+SaveResult save_tree(const std::filesystem::path& common, const Settings& settings,
+                     const std::filesystem::path& tree, const SaveOptions& options,
+                     const std::vector<Worktree>* listed = nullptr);
 
 // save_existing for many tips at once (the hook's `branch -D` of hundreds of branches):
 // one transaction creates every ref, one `rev-parse` reads them all back. `tips` are

@@ -232,6 +232,25 @@ BOOST_AUTO_TEST_CASE(commit_held_by_another_trees_head_is_not_work)
                "a commit another tree still holds counted as work: " << describe(w));
 }
 
+// Another tree's per-worktree refs hold commits too: with trees that hold none beside it
+// (whose git dirs are not asked, issue 20), the one that holds one is still asked.
+BOOST_AUTO_TEST_CASE(commit_held_by_another_trees_own_ref_is_not_work)
+{
+    TempRepo repo;
+    base_with_worktree(repo);
+    fs::path one = repo.add_worktree("one", true);
+    commit_file(repo, one, "x.txt", "x\n");
+    repo.add_worktree("empty", true);
+    fs::path two = repo.add_worktree("two", true);
+    repo.git_in(two, {"update-ref", "refs/bisect/keep", rev(one, "HEAD")});
+    Work w = inspect(repo, one);
+    BOOST_TEST((w.verdict == Verdict::clean),
+               "a commit another tree's refs/bisect/keep holds counted as work: " << describe(w));
+    repo.git_in(two, {"update-ref", "-d", "refs/bisect/keep"});
+    Work alone = inspect(repo, one);
+    BOOST_TEST((alone.verdict == Verdict::has_work), "the detached commit no ref holds was not work: " << describe(alone));
+}
+
 // --- ignore and exclude rules ---------------------------------------------------------
 
 BOOST_AUTO_TEST_CASE(ignored_files_are_not_work_unless_kept)

@@ -1,0 +1,134 @@
+// One reader of the repository's configuration: git's listing, read once, typed by git.
+#include "guard/git/config.hpp"
+
+#include "guard/git/bounded.hpp"
+#include "guard/git/git.hpp"
+
+#include <map>
+
+#include <sys/stat.h>
+
+namespace fs = std::filesystem;
+
+namespace guard {
+
+namespace {
+
+struct CachedConfig {
+    std::string stamp; // the repository's config files as they were when read
+    ConfigEntries entries;
+};
+
+std::map<fs::path, CachedConfig>& config_cache()
+{
+    static std::map<fs::path, CachedConfig> cache;
+    return cache;
+}
+
+// Inode, size and change time of the config files git reads for `git_dir` itself: a
+// write to them (by this process or another) asks git again.
+std::string config_stamp(const fs::path& git_dir)
+{
+    std::string stamp;
+    for (const fs::path& file : {git_dir / "config", git_dir / "config.worktree", common_of(git_dir) / "config"}) {
+        struct stat st {};
+        if (::stat(file.c_str(), &st) == 0)
+            stamp += std::to_string(st.st_ino) + ":" + std::to_string(st.st_size) + ":" +
+                     std::to_string(st.st_ctim.tv_sec) + "." + std::to_string(st.st_ctim.tv_nsec);
+        stamp += ";";
+    }
+    return stamp;
+}
+
+// git `args` on `git_dir`: bounded by `deadline` when there is one (the hook).
+RunResult ask(const fs::path& git_dir, const std::vector<std::string>& args, Deadline deadline)
+{
+    if (!deadline)
+        return Git(git_dir).run(args);
+    auto r = run_git_bounded(git_dir, args, "", *deadline);
+    if (!r)
+        return RunResult{-1, "", "git config did not answer in time"};
+    return RunResult{r->status, r->out, r->err};
+}
+
+bool plain(const std::string& raw, const std::string& type)
+{
+    if (type == "bool")
+        return raw == "true" || raw == "false";
+    return !raw.empty() && raw.size() < 10 && raw.find_first_not_of("0123456789") == std::string::npos;
+}
+
+} // namespace
+
+const ConfigEntries& guard_config(const fs::path& git_dir, Deadline deadline)
+{
+    auto& cache = config_cache();
+    std::string stamp = config_stamp(git_dir);
+    if (auto it = cache.find(git_dir); it != cache.end() && it->second.stamp == stamp)
+        return it->second.entries;
+    RunResult r = ask(git_dir, {"config", "-z", "--get-regexp", "^(guard|hook)\\.|^remote\\..*\\.(mirror|fetch)$"},
+                      deadline);
+    // Nothing listed when git cannot read them: every key reads as unset, as from git.
+    ConfigEntries entries;
+    for (const auto& entry : split(r.out)) {
+        auto nl = entry.find('\n');
+        entries.emplace_back(entry.substr(0, nl), nl == std::string::npos ? "" : entry.substr(nl + 1));
+    }
+    if (r.status != 0 && r.status != 1) { // not read (1: none set): asked again next time
+        static ConfigEntries unread;
+        return unread = std::move(entries);
+    }
+    return (cache[git_dir] = {stamp, std::move(entries)}).entries;
+}
+
+void forget_config() { config_cache().clear(); }
+
+std::optional<std::string> typed_value(const fs::path& git_dir, const std::string& key, const std::string& raw,
+                                       const std::string& type, Deadline deadline)
+{
+    if (plain(raw, type))
+        return raw;
+    RunResult r = ask(git_dir, {"config", "--type=" + type, "--get", key}, deadline);
+    if (r.status != 0)
+        return std::nullopt;
+    return first_line_of(r.out);
+}
+
+std::chrono::seconds seconds_or(const std::optional<std::string>& value, std::chrono::seconds fallback)
+{
+    if (!value || value->empty() || value->size() > 12 || value->find_first_not_of("0123456789") != std::string::npos)
+        return fallback; // unset, invalid or negative: the default
+    return std::chrono::seconds(std::stoll(*value));
+}
+
+Settings read_settings(const fs::path& git_dir, Deadline deadline)
+{
+    Settings settings;
+    std::optional<std::string> enabled, lock_worktrees, lock_timeout; // the last value wins, as in git
+    for (const auto& [key, value] : guard_config(git_dir, deadline)) {
+        if (key == "guard.enabled")
+            enabled = value;
+        else if (key == "guard.exclude")
+            settings.exclude.push_back(value);
+        else if (key == "guard.keepignored")
+            settings.keep_ignored.push_back(value);
+        else if (key == "guard.baseref")
+            settings.base_refs.push_back(value);
+        else if (key == "guard.identity" && !value.empty())
+            settings.identity = value;
+        else if (key == "guard.lockworktrees")
+            lock_worktrees = value;
+        else if (key == "guard.locktimeout")
+            lock_timeout = value;
+    }
+    if (enabled)
+        settings.enabled = typed_value(git_dir, "guard.enabled", *enabled, "bool", deadline) == "true";
+    if (lock_worktrees)
+        settings.lock_worktrees = typed_value(git_dir, "guard.lockWorktrees", *lock_worktrees, "bool", deadline) == "true";
+    if (lock_timeout)
+        settings.lock_timeout = seconds_or(typed_value(git_dir, "guard.lockTimeout", *lock_timeout, "int", deadline),
+                                           settings.lock_timeout);
+    return settings;
+}
+
+} // namespace guard

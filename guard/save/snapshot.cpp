@@ -197,8 +197,10 @@ SaveResult save_tree(const fs::path& common, const Settings& settings, const fs:
         if (listing.refs) {
             std::string ref = stranded_ref_name(name, options.ref_prefix);
             std::string dir = ref.substr(0, ref.rfind('/') + 1);
-            told.no_earlier_save = std::none_of(listing.refs->begin(), listing.refs->end(),
-                                                [&](const RefValue& r) { return r.name.starts_with(dir); });
+            // No save of this name as a ref, and no chain a save of it could be folded onto.
+            told.no_earlier_save = std::none_of(listing.refs->begin(), listing.refs->end(), [&](const RefValue& r) {
+                return r.name.starts_with(dir) || r.name.starts_with(k_chain_prefix);
+            });
         }
         result.saved = save_work(common, result.work, name, settings, told, early ? &*early : nullptr);
     } catch (const Error& e) {

@@ -78,12 +78,14 @@ served() {
 served "file://" "file://$R"
 
 PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+# `git daemon` runs git-daemon as its child: killing git alone left the daemon serving
+# after the suite, so the daemon's own pid is taken from --pid-file.
 git_real daemon --listen=127.0.0.1 --port="$PORT" --base-path="$TEST_ROOT" --export-all --reuseaddr \
-    "$TEST_ROOT" >"$TEST_ROOT/daemon.log" 2>&1 &
+    --pid-file="$TEST_ROOT/daemon.pid" "$TEST_ROOT" >"$TEST_ROOT/daemon.log" 2>&1 &
 DAEMON=$!
 stop_daemon() {
     local rc=$?
-    kill "$DAEMON" 2>/dev/null
+    kill "$(cat "$TEST_ROOT/daemon.pid" 2>/dev/null)" "$DAEMON" 2>/dev/null
     (exit "$rc")
     _guard_on_exit
 }
@@ -93,7 +95,7 @@ for _ in $(seq 1 100); do
     sleep 0.1
 done
 served "git daemon" "git://127.0.0.1:$PORT/repo"
-kill "$DAEMON"
+kill "$(cat "$TEST_ROOT/daemon.pid")" "$DAEMON" 2>/dev/null
 wait "$DAEMON" 2>/dev/null
 
 section "doctor says which saves are served"

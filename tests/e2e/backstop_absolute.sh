@@ -20,16 +20,7 @@ assert_no_ref "$REPO" refs/heads/abs-branch "git did not delete the branch"
 assert_saved "$REPO" abs-branch "$TIP" "branch -D with hooks off"
 
 section "env -i git worktree remove --force: the detached commit and the staged file are saved"
-git_real -C "$REPO" worktree add -q --detach "$TEST_ROOT/abs-tree" main
-echo work >"$TEST_ROOT/abs-tree/w.txt"
-git_real -C "$TEST_ROOT/abs-tree" add w.txt
-git_real -C "$TEST_ROOT/abs-tree" commit -q -m "detached work"
-HEAD_ID=$(git_real -C "$TEST_ROOT/abs-tree" rev-parse HEAD)
-echo staged >"$TEST_ROOT/abs-tree/staged.txt"
-git_real -C "$TEST_ROOT/abs-tree" add staged.txt
-STAGED=$(git_real -C "$TEST_ROOT/abs-tree" rev-parse :staged.txt)
-wait_known "$REPO" "$HEAD_ID"
-poll 30 index_copy_has "$REPO" abs-tree staged.txt || fail "the watcher kept no copy of the tree's index"
+tree_with_work abs-tree
 bare -C "$REPO" worktree remove --force "$TEST_ROOT/abs-tree"
 assert_no_file "$TEST_ROOT/abs-tree" "git did not remove the tree"
 if poll 30 saved_at "$REPO" abs-tree "$HEAD_ID"; then
@@ -47,10 +38,7 @@ section "what the hook saved is not saved again"
 TIP=$(unpushed "$REPO" abs-hooked)
 wait_known "$REPO" "$TIP"
 bare -C "$REPO" branch -q -D abs-hooked 2>/dev/null
-MARK=$(unpushed "$REPO" abs-mark)
-wait_known "$REPO" "$MARK"
-bare -C "$REPO" -c core.hooksPath=/dev/null branch -q -D abs-mark
-poll 30 saved_at "$REPO" abs-mark "$MARK" || fail "the marker branch was not saved"
+read_past "$REPO" abs-mark bare -C "$REPO" -c core.hooksPath=/dev/null branch -q -D abs-mark
 assert_eq 1 "$(saves "$REPO" abs-hooked)" "the hook's save was missing or made twice"
 
 section "git guard discard lets a branch go: the watcher does not save it"
@@ -58,10 +46,7 @@ TIP=$(unpushed "$REPO" abs-discard)
 wait_known "$REPO" "$TIP"
 run_cmd "$GUARD" -C "$REPO" discard abs-discard
 assert_eq 0 "$RC" "discard failed: $ERR"
-MARK=$(unpushed "$REPO" abs-mark2)
-wait_known "$REPO" "$MARK"
-bare -C "$REPO" -c core.hooksPath=/dev/null branch -q -D abs-mark2
-poll 30 saved_at "$REPO" abs-mark2 "$MARK" || fail "the marker branch was not saved"
+read_past "$REPO" abs-mark2 bare -C "$REPO" -c core.hooksPath=/dev/null branch -q -D abs-mark2
 assert_eq 0 "$(saves "$REPO" abs-discard)" "a discarded branch was saved by the watcher"
 
 finish

@@ -102,3 +102,31 @@ assert_saved() {
         fail "$4: the commit $3 was destroyed, not saved (no stranded/$2/ holds it)"
     fi
 }
+
+# read_past REPO NAME DELETE...: a branch NAME with an unpushed commit, deleted by the
+# command DELETE..., is saved. A suite that asserts the watcher saved nothing for an
+# earlier change calls it first: the marker's save proves the watcher read past that change.
+read_past() {
+    local repo=$1 name=$2 tip
+    shift 2
+    tip=$(unpushed "$repo" "$name")
+    wait_known "$repo" "$tip"
+    "$@"
+    poll 30 saved_at "$repo" "$name" "$tip" || fail "the marker branch was not saved"
+}
+
+# tree_with_work NAME: a detached linked tree $TEST_ROOT/NAME with a commit of its own
+# ($HEAD_ID) and a staged file staged.txt ($STAGED), once the watcher knows both.
+tree_with_work() {
+    local tree=$TEST_ROOT/$1
+    git_real -C "$REPO" worktree add -q --detach "$tree" main
+    echo work >"$tree/w.txt"
+    git_real -C "$tree" add w.txt
+    git_real -C "$tree" commit -q -m "detached work"
+    HEAD_ID=$(git_real -C "$tree" rev-parse HEAD)
+    echo staged >"$tree/staged.txt"
+    git_real -C "$tree" add staged.txt
+    STAGED=$(git_real -C "$tree" rev-parse :staged.txt)
+    wait_known "$REPO" "$HEAD_ID"
+    poll 30 index_copy_has "$REPO" "$1" staged.txt || fail "the watcher kept no copy of the tree's index"
+}

@@ -40,20 +40,14 @@ git_real -C "$REPO" push -q origin lib-pushed
 wait_known "$REPO" "$TIP"
 pygit "$REPO" "r.branches.delete('lib-pushed')"
 # A later deletion's save proves the watcher has read past this one.
-MARK=$(unpushed "$REPO" lib-mark)
-wait_known "$REPO" "$MARK"
-pygit "$REPO" "r.branches.delete('lib-mark')"
-poll 30 saved_at "$REPO" lib-mark "$MARK" || fail "the marker branch was not saved"
+read_past "$REPO" lib-mark pygit "$REPO" "r.branches.delete('lib-mark')"
 assert_eq 0 "$(saves "$REPO" lib-pushed)" "a published branch was saved"
 
 section "a branch renamed by pygit2 keeps its name elsewhere: nothing saved"
 TIP=$(unpushed "$REPO" lib-old)
 wait_known "$REPO" "$TIP"
 pygit "$REPO" "r.branches['lib-old'].rename('lib-new')"
-MARK=$(unpushed "$REPO" lib-mark2)
-wait_known "$REPO" "$MARK"
-pygit "$REPO" "r.branches.delete('lib-mark2')"
-poll 30 saved_at "$REPO" lib-mark2 "$MARK" || fail "the marker branch was not saved"
+read_past "$REPO" lib-mark2 pygit "$REPO" "r.branches.delete('lib-mark2')"
 assert_eq 0 "$(saves "$REPO" lib-old)" "a renamed branch was saved"
 
 section "a branch libgit2 rewrites onto a commit holding its content (an amend) saves nothing"
@@ -61,10 +55,7 @@ TIP=$(unpushed "$REPO" lib-amend)
 wait_known "$REPO" "$TIP"
 AMENDED=$(git_real -C "$REPO" commit-tree -p main -m "amended message" "$(git_real -C "$REPO" rev-parse "$TIP^{tree}")")
 pygit "$REPO" "r.references['refs/heads/lib-amend'].set_target('$AMENDED')"
-MARK=$(unpushed "$REPO" lib-mark3)
-wait_known "$REPO" "$MARK"
-pygit "$REPO" "r.branches.delete('lib-mark3')"
-poll 30 saved_at "$REPO" lib-mark3 "$MARK" || fail "the marker branch was not saved"
+read_past "$REPO" lib-mark3 pygit "$REPO" "r.branches.delete('lib-mark3')"
 assert_eq 0 "$(saves "$REPO" lib-amend)" "a rewrite that kept the content was saved"
 
 section "a branch libgit2 moves off its unpushed commit (a forced move) is saved"
@@ -74,16 +65,7 @@ pygit "$REPO" "r.references['refs/heads/lib-forced'].set_target(r.revparse_singl
 assert_saved "$REPO" lib-forced "$TIP" "a forced move"
 
 section "pygit2 Worktree.prune: the tree's detached commit and its staged file are saved"
-git_real -C "$REPO" worktree add -q --detach "$TEST_ROOT/lib-tree" main
-echo work >"$TEST_ROOT/lib-tree/w.txt"
-git_real -C "$TEST_ROOT/lib-tree" add w.txt
-git_real -C "$TEST_ROOT/lib-tree" commit -q -m "detached work"
-HEAD_ID=$(git_real -C "$TEST_ROOT/lib-tree" rev-parse HEAD)
-echo staged >"$TEST_ROOT/lib-tree/staged.txt"
-git_real -C "$TEST_ROOT/lib-tree" add staged.txt
-STAGED=$(git_real -C "$TEST_ROOT/lib-tree" rev-parse :staged.txt)
-wait_known "$REPO" "$HEAD_ID"
-poll 30 index_copy_has "$REPO" lib-tree staged.txt || fail "the watcher kept no copy of the tree's index"
+tree_with_work lib-tree
 pygit "$REPO" "r.lookup_worktree('lib-tree').prune(True)"
 assert_no_file "$REPO/.git/worktrees/lib-tree" "pygit2 did not prune the admin entry"
 if poll 30 saved_at "$REPO" lib-tree "$HEAD_ID"; then

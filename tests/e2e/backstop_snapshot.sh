@@ -131,10 +131,7 @@ section "guard.snapshotInterval=0 turns snapshots off"
 git_real -C "$REPO" config guard.snapshotInterval 0
 git_real -C "$REPO" worktree add -q --detach "$TEST_ROOT/quiet" main
 echo x >"$TEST_ROOT/quiet/x.txt"
-MARK=$(unpushed "$REPO" quiet-mark)
-wait_known "$REPO" "$MARK"
-git_real -C "$REPO" -c core.hooksPath=/dev/null branch -q -D quiet-mark
-poll 30 saved_at "$REPO" quiet-mark "$MARK" || fail "the marker branch was not saved"
+read_past "$REPO" quiet-mark git_real -C "$REPO" -c core.hooksPath=/dev/null branch -q -D quiet-mark
 assert_eq 0 "$(snapshots "$REPO" quiet)" "a tree was snapshotted with guard.snapshotInterval=0"
 
 finish

@@ -1,12 +1,14 @@
 // git guard doctor: every check runs, whatever failed before it, so one run names every
 // problem. The checks read; they never repair (the fix is printed instead).
 #include "guard/install/doctor.hpp"
+#include "guard/install/doctor_parts.hpp"
 #include "guard/install/execmirror.hpp"
 
 #include "guard/base/error.hpp"
 #include "guard/install/install.hpp"
 #include "guard/install/managers.hpp"
 #include "guard/install/privacy.hpp"
+#include "guard/git/git.hpp"
 #include "guard/git/process.hpp"
 #include "guard/git/repo.hpp"
 #include "guard/install/system_install.hpp"
@@ -24,11 +26,6 @@
 namespace fs = std::filesystem;
 
 namespace guard {
-
-namespace {
-
-constexpr const char* k_reinstall =
-    "reinstall git-guard (installer/install.sh, or cmake --install)";
 
 Check passed(std::string name, std::string detail)
 {
@@ -48,10 +45,7 @@ std::string read_text(const fs::path& path)
     return out.str();
 }
 
-std::string first_line(const std::string& text)
-{
-    return text.substr(0, text.find('\n'));
-}
+namespace {
 
 // The front ends answer `--guard-version` with "<name> <version>".
 Check version_check()
@@ -62,7 +56,7 @@ Check version_check()
         if (::access(front.c_str(), X_OK) != 0)
             return failed("version", std::string(name) + " is missing next to " + self_path(),
                           k_reinstall);
-        auto said = first_line(run({front.string(), "--guard-version"}).out);
+        auto said = first_line_of(run({front.string(), "--guard-version"}).out);
         if (said != std::string(name) + " " + want) {
             std::string detail = front.string() + " says '" + said + "' but git-guard is ";
             detail += want;
@@ -113,118 +107,6 @@ Check shim_check(const fs::path& common)
                   fix);
 }
 
-std::string install_fix(const std::string& name)
-{
-    return "run 'git guard install" +
-           std::string(name == "post-checkout" ? " --lock-worktrees'" : "'") +
-           " (it keeps any hook that is there and chains it)";
-}
-
-// lefthook runs the hook: each tree it runs in must have our job in its local config.
-Check lefthook_check(const fs::path& hook, const std::vector<fs::path>& roots,
-                     const fs::path& common)
-{
-    for (const auto& root : roots) {
-        if (has_lefthook_job(root) && !has_current_lefthook_job(root, common))
-            return failed("hook",
-                          "git-guard's job in " + lefthook_local(root).string() +
-                              " runs another installation's front end",
-                          "run 'git guard install'");
-        if (!has_lefthook_job(root))
-            return failed("hook",
-                          "lefthook runs " + hook.string() + ", and " +
-                              lefthook_local(root).string() +
-                              " has no git-guard job: branch deletions in " + root.string() +
-                              " are not guarded",
-                          "run 'git guard install' (it adds the job to lefthook's local config)");
-    }
-    return passed("hook", "lefthook runs " + hook.string() +
-                              ", with git-guard's job in every worktree's " +
-                              lefthook_local(roots.empty() ? fs::path() : roots[0]).filename().string());
-}
-
-// One hook in one hooks directory: present, executable, ours, current, chain runnable.
-// pre-commit's hook runs ours as `<name>.legacy`; lefthook's runs our job.
-Check hook_check(const fs::path& dir, const std::string& name, const std::vector<fs::path>& roots,
-                 const fs::path& common)
-{
-    std::string id = name == "post-checkout" ? "lock_hook" : "hook";
-    if (name == "reference-transaction" && is_lefthook_hook(dir / name))
-        return lefthook_check(dir / name, roots, common);
-    fs::path hook = hook_slot(dir, name);
-    fs::path chained = dir / (name + ".guard-chained");
-    std::string runner = hook.filename() == name ? "" : " (pre-commit's " + name + " hook runs it)";
-    std::error_code ec;
-    if (!exists_at_all(hook))
-        return failed(id, "there is no " + name + " hook in " + dir.string(), install_fix(name));
-    if (!is_guard_hook(hook, name))
-        return failed(id, hook.string() + " is not git-guard's hook (something replaced it)",
-                      install_fix(name));
-    if (::access(hook.c_str(), X_OK) != 0)
-        return failed(id, hook.string() + " is not executable, so git ignores it",
-                      "chmod +x " + hook.string());
-    try {
-        if (!is_current_hook(hook, name))
-            return failed(id, hook.string() + " runs another git-guard installation's front end",
-                          install_fix(name));
-    } catch (const Error& e) {
-        return failed(id, e.what(), k_reinstall);
-    }
-    bool chain = fs::exists(chained, ec);
-    if (chain && ::access(chained.c_str(), X_OK) != 0)
-        return failed(
-            id, "the chained hook " + chained.string() + " is not executable, so it no longer runs",
-            "chmod +x " + chained.string());
-    return passed(id, hook.string() + " is git-guard's" + runner +
-                          (chain ? ", and runs the previous hook " + chained.filename().string()
-                                 : ""));
-}
-
-// What every repository check reads: the repository as git reports it (no libgit2, so
-// SHA-256, reftable and relative-worktree repositories are examined like any other).
-struct Patient {
-    std::string git;
-    Site site;
-    fs::path common;
-    Settings settings;
-};
-
-void hook_checks(std::vector<Check>& checks, const Patient& p)
-{
-    auto hooks = locate_hooks(p.git, p.site);
-    const fs::path& common = p.common;
-    std::string where = "core.hooksPath=" + hooks.value + " comes from " + hooks.scope +
-                        " config (" + hooks.origin + ")";
-    bool shared = hooks.scope == "global" || hooks.scope == "system";
-    std::string text = read_text(hooks.dirs[0] / "reference-transaction");
-    if (shared && text.find(hook_marker("reference-transaction")) == std::string::npos)
-        checks.push_back(failed(
-            "hooks_path",
-            where + ": git runs hooks from there, not from this repository's hooks directory",
-            "remove it (git config --" + hooks.scope +
-                " --unset core.hooksPath), or guard "
-                "every repository of the user with 'git guard install --force'"));
-    else if (shared)
-        checks.push_back(passed(
-            "hooks_path", where + ": git-guard's hook there guards every repository that uses it"));
-    else
-        checks.push_back(
-            passed("hooks_path", hooks.value.empty()
-                                     ? "git runs hooks from " + hooks.dirs[0].string()
-                                     : "core.hooksPath=" + hooks.value + " (" + hooks.scope + ")"));
-    bool lock = p.settings.lock_worktrees;
-    std::vector<fs::path> roots;
-    for (const auto& tree : list_worktrees(common))
-        if (!tree.prunable)
-            roots.push_back(tree.path);
-    for (size_t i = 0; i < hooks.dirs.size(); ++i) {
-        auto trees = hooks.roots[i].empty() ? roots : std::vector<fs::path>{hooks.roots[i]};
-        checks.push_back(hook_check(hooks.dirs[i], "reference-transaction", trees, common));
-        if (lock)
-            checks.push_back(hook_check(hooks.dirs[i], "post-checkout", trees, common));
-    }
-}
-
 bool writable(fs::path dir)
 {
     std::error_code ec;
@@ -247,7 +129,7 @@ std::string tree_state(const Worktree& tree, const Settings& settings)
 {
     if (tree.prunable)
         return "prunable: its directory or .git is gone ('git guard remove' salvages it)";
-    std::string lock = tree.locked ? ", locked (" + first_line(tree.lock_reason) + ")" : "";
+    std::string lock = tree.locked ? ", locked (" + first_line_of(tree.lock_reason) + ")" : "";
     try {
         auto work = inspect_tree(tree, settings);
         std::string branch = work.branch.empty() ? "detached" : work.branch;
@@ -290,17 +172,12 @@ void enabled_checks(std::vector<Check>& checks, const Patient& p)
                                                  "run 'git guard install'"));
 }
 
-void repo_hook_checks(std::vector<Check>& checks, const Patient& p)
-{
-    hook_checks(checks, p);
-}
-
 // `git gc` prunes worktrees itself, out of the shim's sight (DESIGN §6).
 void gc_checks(std::vector<Check>& checks, const Patient& p)
 {
     auto r = run({p.git, "--git-dir=" + p.common.string(), "config", "--get",
                   "gc.worktreePruneExpire"});
-    std::string value = first_line(r.out);
+    std::string value = first_line_of(r.out);
     if (r.status == 0 && value == "never")
         return checks.push_back(
             passed("gc_prune", "gc.worktreePruneExpire=never: git gc prunes no worktree"));
@@ -356,7 +233,7 @@ void limits_checks(std::vector<Check>& checks, const Patient& p)
 
 // The checks of a guarded repository, in the order doctor prints them. A new check
 // (such as the shim's exec-path set-up) is one more entry.
-constexpr RepoCheck k_repo_checks[] = {shim_checks,    enabled_checks, repo_hook_checks,
+constexpr RepoCheck k_repo_checks[] = {shim_checks,    enabled_checks, hook_checks,
                                        gc_checks,      exec_path_checks, dir_checks,
                                        worktree_checks, records_checks, watch_checks,
                                        limits_checks};

@@ -1,9 +1,10 @@
-// git guard install / uninstall. Config and worktree locks go through the real git's
+// git guard install (uninstall.cpp undoes it). Config and worktree locks go through the real git's
 // own commands (`git config`, `git worktree lock`) so the files they write are exactly
 // what git would write; hooks are placed by guard/hookdir. Every change is recorded in
 // the manifest (guard/manifest) before it is made, so uninstall can put back each byte
 // even after an install that stopped half way.
 #include "guard/install/install.hpp"
+#include "guard/install/install_parts.hpp"
 
 #include "guard/base/error.hpp"
 #include "guard/install/managers.hpp"
@@ -24,6 +25,37 @@ namespace fs = std::filesystem;
 
 namespace guard {
 
+RunResult git_in(const Installation& ctx, std::vector<std::string> args)
+{
+    args.insert(args.begin(), {ctx.git, "--git-dir=" + ctx.common.string()});
+    RunResult r = run(args);
+    forget_config(); // install and uninstall change it: later reads ask git again
+    return r;
+}
+
+void git_checked(const Installation& ctx, const std::vector<std::string>& args)
+{
+    auto result = git_in(ctx, args);
+    if (result.status != 0)
+        throw Error("'git " + args[0] + " " + args[1] + "' failed in " + ctx.common.string() +
+                    ": " + result.err);
+}
+
+// A manifest copied with the repository (`cp -a`) names the original's files: load() read
+// them as this repository's, and from now on the manifest says whose it is.
+void note_copy(Installation& ctx)
+{
+    if (!ctx.manifest.origin().empty())
+        ctx.say("the install manifest was copied from " + ctx.manifest.origin().string() +
+                    ": acting on this repository only, never on that one", false);
+    auto repo = ctx.manifest.find("repo");
+    if (repo && ctx.manifest.origin().empty())
+        return;
+    ctx.manifest.set_repo(ctx.common);
+    if (exists_at_all(Manifest::file(ctx.common)) || !ctx.manifest.records().empty())
+        ctx.manifest.save(ctx.common);
+}
+
 void Installation::say(std::string line, bool changed)
 {
     report.lines.push_back(std::move(line));
@@ -43,24 +75,6 @@ std::string Installation::display(const fs::path& path) const
 }
 
 namespace {
-
-constexpr const char* k_lock_reason = "git-guard";
-
-RunResult git_in(const Installation& ctx, std::vector<std::string> args)
-{
-    args.insert(args.begin(), {ctx.git, "--git-dir=" + ctx.common.string()});
-    RunResult r = run(args);
-    forget_config(); // install and uninstall change it: later reads ask git again
-    return r;
-}
-
-void git_checked(const Installation& ctx, const std::vector<std::string>& args)
-{
-    auto result = git_in(ctx, args);
-    if (result.status != 0)
-        throw Error("'git " + args[0] + " " + args[1] + "' failed in " + ctx.common.string() +
-                    ": " + result.err);
-}
 
 void set_config(Installation& ctx, const std::string& key, const std::string& value)
 {
@@ -102,55 +116,6 @@ void check_git(Installation& ctx, const InstallOptions& options)
     if (!options.force)
         throw Error(lost + ". Upgrade git, or run 'git guard install --force' to accept that");
     ctx.say("warning: " + lost);
-}
-
-void unlock_worktrees(Installation& ctx)
-{
-    for (const auto& tree : list_worktrees(ctx.common)) {
-        std::string reason = tree.lock_reason.substr(0, tree.lock_reason.find('\n'));
-        if (tree.is_main || !tree.locked || reason != k_lock_reason)
-            continue;
-        git_checked(ctx, {"worktree", "unlock", tree.path.string()});
-        ctx.say("unlocked worktree " + tree.path.string());
-    }
-}
-
-void restore_config(Installation& ctx)
-{
-    bool whole = restore_config_bytes(ctx.common);
-    forget_config();
-    if (whole)
-        return ctx.say("restored the repository config byte for byte");
-    auto records = ctx.manifest.records();
-    for (auto r = records.rbegin(); r != records.rend(); ++r) {
-        if ((*r)[0] == "config-add")
-            undo_config_add(ctx, *r);
-        if ((*r)[0] != "config")
-            continue;
-        if ((*r)[2] == "set")
-            git_checked(ctx, {"config", "--local", "--replace-all", (*r)[1], (*r)[3]});
-        else
-            git_in(ctx, {"config", "--local", "--unset-all", (*r)[1]});
-    }
-    // `git config --unset` leaves an empty [guard] header behind.
-    if (git_in(ctx, {"config", "--local", "--get-regexp", "^guard\\."}).out.empty())
-        git_in(ctx, {"config", "--local", "--remove-section", "guard"});
-    ctx.say("restored the guard.* config keys (the config changed after install, so key by key)");
-}
-
-// A manifest copied with the repository (`cp -a`) names the original's files: load() read
-// them as this repository's, and from now on the manifest says whose it is.
-void note_copy(Installation& ctx)
-{
-    if (!ctx.manifest.origin().empty())
-        ctx.say("the install manifest was copied from " + ctx.manifest.origin().string() +
-                    ": acting on this repository only, never on that one", false);
-    auto repo = ctx.manifest.find("repo");
-    if (repo && ctx.manifest.origin().empty())
-        return;
-    ctx.manifest.set_repo(ctx.common);
-    if (exists_at_all(Manifest::file(ctx.common)) || !ctx.manifest.records().empty())
-        ctx.manifest.save(ctx.common);
 }
 
 // `git gc` and `maintenance run` run `git worktree prune` themselves. Through the shim
@@ -284,38 +249,6 @@ InstallReport install(const fs::path& start, const InstallOptions& options)
     if (!ctx.report.changed)
         ctx.say("git-guard is already installed in " + ctx.common.string() + ": nothing changed",
                 false);
-    return ctx.report;
-}
-
-InstallReport uninstall(const fs::path& start)
-{
-    Installation ctx{find_real_git(), locate_site(start), {}, {}, {}};
-    ctx.common = ctx.site.where.common;
-    if (!ctx.manifest.load(ctx.common))
-        throw Error("git-guard is not installed in " + ctx.common.string() + " (there is no " +
-                    Manifest::file(ctx.common).string() + ")");
-    note_copy(ctx);
-    unlock_worktrees(ctx);
-    auto records = ctx.manifest.records();
-    for (auto r = records.rbegin(); r != records.rend(); ++r) {
-        if (!ctx.manifest.origin().empty() && r->size() > 1 && fs::path((*r)[1]).is_absolute() &&
-            !ctx.manifest.is_here((*r)[1]) && (*r)[0] != "shim" && (*r)[0] != "registry" && (*r)[0] != "lock")
-            ctx.say("left " + (*r)[1] + " alone: it is not part of this repository", false);
-        else if ((*r)[0] == "hook" || (*r)[0] == "chain" || (*r)[0] == "dir" || (*r)[0] == "sidecar")
-            undo_hook(ctx, *r);
-        else if ((*r)[0] == "lefthook")
-            undo_lefthook(ctx, *r);
-        else if ((*r)[0] == "exclude") {
-            restore_exclude(ctx.common, *r);
-            ctx.say("restored info/exclude");
-        }
-    }
-    restore_config(ctx);
-    unlink_shim(ctx);
-    fs::remove_all(ctx.common / "guard" / "backup");
-    fs::remove(Manifest::file(ctx.common));
-    ctx.say("git-guard is uninstalled from " + ctx.common.string() +
-            "; stranded/ branches are kept (git guard list shows them)");
     return ctx.report;
 }
 

@@ -6,6 +6,7 @@
 
 #include "guard/base/error.hpp"
 #include "guard/base/manifest.hpp"
+#include "guard/git/git.hpp"
 #include "guard/git/process.hpp"
 #include "guard/version.hpp"
 
@@ -44,8 +45,6 @@ std::string dpkg_divert()
     return "";
 }
 
-std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
-
 // dpkg's own answer, never a parse of its database: who diverts `git`, and where to.
 std::optional<Diversion> read_diversion(const std::string& divert, const fs::path& git)
 {
@@ -53,11 +52,11 @@ std::optional<Diversion> read_diversion(const std::string& divert, const fs::pat
     auto truename = run({divert, "--truename", git.string()});
     if (package.status != 0 || truename.status != 0)
         throw Error("dpkg-divert cannot read the diversion of " + git.string() + ": " +
-                    first_line(package.err + truename.err));
-    std::string to = first_line(truename.out);
-    if (first_line(package.out).empty() && to == git.string())
+                    first_line_of(package.err + truename.err));
+    std::string to = first_line_of(truename.out);
+    if (first_line_of(package.out).empty() && to == git.string())
         return std::nullopt;
-    return Diversion{first_line(package.out), to};
+    return Diversion{first_line_of(package.out), to};
 }
 
 bool is_shim_link(const fs::path& path)
@@ -77,7 +76,7 @@ void require_root(const char* command)
 // /usr/bin/git runs for every user: a shim under a private home would break their git.
 void check_shim(const fs::path& shim)
 {
-    std::string said = first_line(run({shim.string(), "--guard-version"}).out);
+    std::string said = first_line_of(run({shim.string(), "--guard-version"}).out);
     if (said != std::string("git-guard-shim ") + GUARD_VERSION)
         throw Error("the shim " + shim.string() + " is missing or not this version (it says '" +
                     said + "'); reinstall git-guard");
@@ -142,7 +141,7 @@ void divert_git(InstallReport& report, const std::string& divert, const SystemLa
                       layout.git.string()});
     if (added.status != 0) {
         fs::remove(layout.diverted, ec);
-        throw Error("dpkg-divert refused to divert " + layout.git.string() + ": " + first_line(added.err));
+        throw Error("dpkg-divert refused to divert " + layout.git.string() + ": " + first_line_of(added.err));
     }
     try {
         link_atomically(layout.git, shim);
@@ -215,7 +214,7 @@ void remove_login(InstallReport& report, const SystemLayout& layout)
     size_t at = text->find(k_login_key);
     fs::path dir = at == std::string::npos
                        ? fs::path()
-                       : fs::path(first_line(text->substr(at + std::string(k_login_key).size())));
+                       : fs::path(first_line_of(text->substr(at + std::string(k_login_key).size())));
     std::error_code ec;
     if (!dir.empty() && is_shim_link(dir / "git")) {
         fs::remove(dir / "git", ec);
@@ -272,7 +271,7 @@ InstallReport uninstall_system(const SystemLayout& layout)
         auto removed = run({divert, "--local", "--no-rename", "--remove", layout.git.string()});
         if (removed.status != 0)
             throw Error("the distribution's git is back at " + layout.git.string() +
-                        ", but dpkg-divert kept the diversion: " + first_line(removed.err) +
+                        ", but dpkg-divert kept the diversion: " + first_line_of(removed.err) +
                         "; run 'dpkg-divert --local --no-rename --remove " + layout.git.string() + "'");
         say(report, "restored the distribution's git at " + layout.git.string() + " (from " +
                         layout.diverted.string() + ") and removed the diversion");

@@ -34,6 +34,17 @@ install_hook_managers() {
     done
 }
 [ "${GUARD_SKIP_HOOK_MANAGERS:-0}" = 1 ] || install_hook_managers
-guard_build "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo
+# ccache, when Debian has it: install_sh builds the product again from a clean clone with the
+# installer's flags (Release, no tests), the same compilations as this build's product; the
+# cache below the build directory turns them into hits (CCACHE_BASEDIR makes the two
+# checkouts' paths alike). A launcher the caller chose is kept; without ccache both builds
+# compile everything.
+if [ -z "${CMAKE_CXX_COMPILER_LAUNCHER:-}" ] &&
+    { command -v ccache >/dev/null || guard_apt ccache >/dev/null 2>&1; }; then
+    export CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CXX_COMPILER_LAUNCHER=ccache
+    export CCACHE_DIR=${CCACHE_DIR:-$build/ccache} CCACHE_BASEDIR=${CCACHE_BASEDIR:-$guard_root}
+    export CCACHE_NOHASHDIR=1
+fi
+guard_build "$build" -DCMAKE_BUILD_TYPE=Release
 cd "$build"
 ctest --output-on-failure -j 2 "$@"

@@ -8,13 +8,20 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/install_fixtures.bash"
 
 section "install.sh on a clean clone"
-git_real clone -q "$GUARD_SOURCE_DIR" "$TEST_ROOT/src"
+# The clone and its build directory lie below the suite's own build directory, as
+# <clone>/build lies beside <checkout>/build: with the ccache tests/run.sh sets up
+# (CCACHE_BASEDIR is the checkout), the installer's compilations read like the suite
+# build's and come from its cache. The installer still configures, compiles and links
+# from the clean clone; without ccache it compiles everything.
+clone=$(dirname "$GUARD_BIN_DIR")/install-sh
+rm -rf "$clone"
+git_real clone -q "$GUARD_SOURCE_DIR" "$clone"
 repo=$TEST_ROOT/repo
 new_repo "$repo"
 git_real -C "$repo" worktree add -q "$TEST_ROOT/T" -b T
-export GUARD_BUILD_DIR=$TEST_ROOT/build
+export GUARD_BUILD_DIR=$clone/build
 prefix=$TEST_ROOT/prefix
-run_cmd bash "$TEST_ROOT/src/installer/install.sh" --prefix "$prefix" --shim-dir "$TEST_ROOT/shim" "$repo"
+run_cmd bash "$clone/installer/install.sh" --prefix "$prefix" --shim-dir "$TEST_ROOT/shim" "$repo"
 assert_eq 0 "$RC" "install.sh succeeds"
 [ "$RC" -eq 0 ] || printf '%s\n%s\n' "$OUT" "$ERR" | tail -30 | sed 's/^/       /'
 for step in "1/5 packages" "2/5 build" "3/5 install" "4/5 guard" "5/5 check" "done:"; do
@@ -80,16 +87,17 @@ assert_ne "" "$(git_real -C "$repo" for-each-ref --points-at "$tip" 'refs/heads/
 shim_off
 
 section "a second run, standing in the repository"
-run_cmd bash -c "cd '$repo' && bash '$TEST_ROOT/src/installer/install.sh' --prefix '$prefix' --shim-dir '$TEST_ROOT/shim'"
+run_cmd bash -c "cd '$repo' && bash '$clone/installer/install.sh' --prefix '$prefix' --shim-dir '$TEST_ROOT/shim'"
 assert_eq 0 "$RC" "install.sh run again succeeds"
 assert_contains "$OUT" "nothing changed" "it guards the repository it stands in, and changes nothing"
 
 section "a run outside any repository still tells about the shim and PATH"
 mkdir -p "$TEST_ROOT/nowhere"
-run_cmd bash -c "cd '$TEST_ROOT/nowhere' && GIT_CEILING_DIRECTORIES='$TEST_ROOT' bash '$TEST_ROOT/src/installer/install.sh' --prefix '$prefix' --shim-dir '$TEST_ROOT/shim'"
+run_cmd bash -c "cd '$TEST_ROOT/nowhere' && GIT_CEILING_DIRECTORIES='$TEST_ROOT' bash '$clone/installer/install.sh' --prefix '$prefix' --shim-dir '$TEST_ROOT/shim'"
 assert_eq 0 "$RC" "install.sh outside a repository succeeds"
 assert_contains "$OUT" "none is guarded yet" "it says no repository is guarded"
 assert_contains "$OUT" "export PATH=\"$TEST_ROOT/shim:\$PATH\"" "it prints the line that puts the shim first on PATH"
 assert_contains "$OUT" "hash -r" "it mentions hash -r for open shells"
 
+rm -rf "$clone"
 finish

@@ -45,6 +45,7 @@ if [ -z "${CMAKE_CXX_COMPILER_LAUNCHER:-}" ] &&
     export CCACHE_DIR=${CCACHE_DIR:-$build/ccache} CCACHE_BASEDIR=${CCACHE_BASEDIR:-$guard_root}
     export CCACHE_NOHASHDIR=1
 fi
-guard_build "$build" -DCMAKE_BUILD_TYPE=Release
+# The suites run with LC_ALL=C LANG=C (tests/e2e/lib.sh), and ccache keys on the locale.
+LC_ALL=C LANG=C guard_build "$build" -DCMAKE_BUILD_TYPE=Release
 cd "$build"
 ctest --output-on-failure -j 2 "$@"

@@ -6,8 +6,8 @@
 #include "call.h"
 #include "commands.h"
 #include "common.h"
-#include "enclosing.h"
 #include "execpath.h"
+#include "gate.h"
 #include "guarded.h"
 
 #include <errno.h>
@@ -190,59 +190,6 @@ static int find_full(const char* argv0, char* full, size_t size)
     return -1;
 }
 
-// The repository's guard.*, hook.* and remotes' mirror/fetch entries as git listed them
-// for the caller ("key\nvalue\0"…, `s_config_size` bytes): the full binary's settings,
-// handed over so that it never reads them again (one config read per run). -1: not read
-// whole (the full binary reads them itself).
-static char s_config[64 * 1024];
-static ssize_t s_config_size = -1;
-
-// The last guard.enabled entry of the listing ("" when none), and whether it has a value.
-static const char* last_enabled(size_t size, int* valued)
-{
-    static const char key[] = "guard.enabled";
-    const char* found = "";
-    for (size_t at = 0; at < size; at += strlen(s_config + at) + 1) {
-        const char* entry = s_config + at;
-        if (strncmp(entry, key, sizeof key - 1) == 0 && (entry[sizeof key - 1] == '\n' || !entry[sizeof key - 1])) {
-            found = entry;
-            *valued = entry[sizeof key - 1] == '\n';
-        }
-    }
-    return found;
-}
-
-// Is the repository `call` runs in guarded? git's listing of its guard.* keys (also what
-// the full binary reads: `config -z --get-regexp`, the same one git), with the caller's
-// options and in the caller's directory, as the full binary would ask (DESIGN §0.4):
-// 1 for "true", 0 for "false" or none here nor in an enclosing repository, -1 when git
-// could not answer (an option this git does not know, a bad -C) or the value is one only
-// git's typing reads (`yes`, `on`, a valueless key): the full binary decides then, as it
-// always has. Answered here, an unguarded repository never pays for its start.
-static int guard_enabled(const struct Call* call)
-{
-    static const char* const rest[] = {"-z", "--get-regexp", "^(guard|hook)\\.|^remote\\..*\\.(mirror|fetch)$", NULL};
-    size_t got = 0;
-    int status = run_config(s_real_git, call, rest, s_config, sizeof s_config - 1, &got);
-    if (status != 0 && status != 1)
-        return -1;
-    if (got >= sizeof s_config - 1)
-        return -1; // not held whole: a later entry may be the last guard.enabled
-    s_config[got] = '\0';
-    s_config_size = (ssize_t)got;
-    int valued = 0;
-    const char* entry = last_enabled(got, &valued);
-    if (!*entry) // unset here: a submodule or nested repository inherits (enclosing.c)
-        return enclosing_guarded(s_real_git, call);
-    const char* value = entry + strlen("guard.enabled") + 1;
-    if (valued && strcmp(value, "true") == 0)
-        return 1;
-    if (valued && strcmp(value, "false") == 0)
-        return 0;
-    s_config_size = -1;
-    return -1;
-}
-
 // The handoff (docs/decisions.md, "The shim"): the full binary runs as
 //   git --guard-call=N[,hooks-off] <real git> <cwd> <G> <globals…> <W> <words…>
 //       [--guard-config=<C> <entries…>] -- <argv[1..]>
@@ -266,8 +213,10 @@ static int forward(int argc, char** argv, const struct Call* call, int enabled)
         join_path(real, sizeof real, dir, s_real_git) != 0)
         snprintf(real, sizeof real, "%s", s_real_git);
     setenv("GIT_GUARD_REAL_GIT", real, 1);
+    ssize_t config_size = 0;
+    const char* config = config_listing(&config_size);
     size_t nconfig = 0;
-    for (ssize_t at = 0; at < s_config_size; at += (ssize_t)strlen(s_config + at) + 1)
+    for (ssize_t at = 0; at < config_size; at += (ssize_t)strlen(config + at) + 1)
         ++nconfig;
     char** out = calloc((size_t)(call->nglobals + call->nwords + argc + 10) + nconfig, sizeof *out);
     if (!out)
@@ -285,12 +234,12 @@ static int forward(int argc, char** argv, const struct Call* call, int enabled)
     out[n++] = number(call->nwords);
     for (int i = 0; i < call->nwords; ++i)
         out[n++] = call->words[i];
-    if (s_config_size >= 0) {
+    if (config) {
         char mark[40];
         snprintf(mark, sizeof mark, "--guard-config=%zu", nconfig);
         out[n++] = strdup(mark);
-        for (ssize_t at = 0; at < s_config_size; at += (ssize_t)strlen(s_config + at) + 1)
-            out[n++] = s_config + at;
+        for (ssize_t at = 0; at < config_size; at += (ssize_t)strlen(config + at) + 1)
+            out[n++] = (char*)config + at;
     }
     out[n++] = (char*)"--";
     for (int i = 1; i < argc; ++i)
@@ -375,7 +324,7 @@ int main(int argc, char** argv)
         set_exec_path(&call, real, ours);
     mark_handled(&call);
     if (parsed == 0 && !step && is_guarded_call(&call)) {
-        int enabled = guard_enabled(&call);
+        int enabled = guard_enabled(s_real_git, &call);
         if (enabled != 0)
             return forward(argc, argv, &call, enabled);
     }

@@ -12,23 +12,26 @@
 # then the peak memory (max RSS) of each command. Prints ratios against the named git
 # baseline; never asserts on times. Exits 0 unless a command fails.
 #
-# Usage: bench/status_save.sh [--runs N] [--bin DIR] [--repo DIR]
+# Usage: bench/status_save.sh [--runs N] [--bin DIR] [--repo DIR] [--only small]
 #   --runs N    timed runs per command on the big repository (default 5; the small
 #               repository and start-up use 30 and 50)
 #   --bin DIR   where git-guard is (default $GUARD_BIN_DIR, else build/bin)
 #   --repo DIR  the generated repository, reused between runs
 #               (default ${TMPDIR:-/tmp}/git-guard-bench-repo)
+#   --only small  only the small save and start-up (no 100,000-file repository is built)
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 runs=5
 bin=${GUARD_BIN_DIR:-$root/build/bin}
 repo=${TMPDIR:-/tmp}/git-guard-bench-repo
+only=""
 while (($#)); do
     case $1 in
     --runs) runs=${2:?--runs needs a number}; shift 2 ;;
     --bin) bin=${2:?--bin needs a directory}; shift 2 ;;
     --repo) repo=${2:?--repo needs a directory}; shift 2 ;;
+    --only) only=${2:?--only needs a part}; [[ $only == small ]] || { echo "status_save: --only takes 'small'" >&2; exit 2; }; shift 2 ;;
     -h | --help) sed -n '2,/^set -e/{/^set -e/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
     *) echo "status_save: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
@@ -68,8 +71,10 @@ echo "hyperfine: $(hyperfine --version)"
 echo "git-guard: $guard ($("$guard" version 2>/dev/null | head -1))"
 echo
 
-"$root/bench/make_repo.sh" "$repo"
-repo=$(cd "$repo" && pwd)
+if [[ $only != small ]]; then
+    "$root/bench/make_repo.sh" "$repo"
+    repo=$(cd "$repo" && pwd)
+fi
 small=$work/small
 "$real_git" init -q -b main "$small"
 for i in 0 1 2 3 4 5 6 7 8 9; do echo "small file $i" >"$small/f$i.txt"; done
@@ -106,6 +111,9 @@ prepares=()
 # remember NAME COMMAND [PREPARE]: measured for peak memory at the end.
 remember() { names+=("$1"); cmds+=("$2"); prepares+=("${3:-true}"); }
 
+repeat_refs=0
+cold=true
+big() { # the measurements on the 100,000-file repository
 echo "== what git-guard sees"
 (cd "$repo" && "$guard" status "$repo")
 echo
@@ -174,6 +182,8 @@ else
     echo "== status and save with core.fsmonitor: not measured ($("$real_git" --version) has no fsmonitor--daemon here)"
     echo
 fi
+}
+[[ $only == small ]] || big
 
 cd "$small"
 bench save-small --warmup 3 --runs 30 --prepare "$(drop_stranded "$small")" \
@@ -182,6 +192,7 @@ bench save-small --warmup 3 --runs 30 --prepare "$(drop_stranded "$small")" \
     -n "git stash create, small" "$(q "$real_git") -C $(q "$small") stash create"
 remember "recipe, small" "$(recipe "$small")" "$(drop_stranded "$small")"
 remember "git-guard save, small" "$(q "$guard") save $(q "$small")" "$(drop_stranded "$small")"
+remember "git stash create, small" "$(q "$real_git") -C $(q "$small") stash create"
 
 bench start-up -N --warmup 5 --runs 50 \
     -n "git --version" "$(q "$real_git") --version" \
@@ -194,13 +205,15 @@ remember "git-guard version" "$(q "$guard") version"
 : >"$work/rss.tsv"
 for i in "${!names[@]}"; do
     dir=$repo
-    [[ ${names[$i]} == *small* ]] && dir=$small
+    [[ ${names[$i]} == *small* || $only == small ]] && dir=$small
     (cd "$dir" && sh -c "${prepares[$i]}" && /usr/bin/time -o "$work/rss" -f %M sh -c "${cmds[$i]}" >/dev/null 2>&1) ||
         { echo "status_save: '${names[$i]}' failed" >&2; exit 1; }
     printf '%s\t%s\n' "${names[$i]}" "$(tail -1 "$work/rss")" >>"$work/rss.tsv"
 done
-cd "$repo"
-eval "$cold"
+if [[ $only != small ]]; then
+    cd "$repo"
+    eval "$cold"
+fi
 
 python3 - "$work" "$repeat_refs" "$runs" <<'EOF'
 import json, sys
@@ -236,6 +249,11 @@ for name, title, base, goal in tables:
             verdict = f"≤ {goal:.2f}×: " + ("met" if ratio <= goal else "not met")
         print(f"{title:37} {cmd:30} {ms(r['mean'])} {r['stddev'] * 1000:7.1f} {ms(r['min'])} {ms(cpu(r))} {ratio:6.2f}× {cpu_ratio:6.2f}×  {verdict}")
         title = ""
+if os.path.exists(f"{work}/save-small.json"):
+    results = {r["command"]: r for r in json.load(open(f"{work}/save-small.json"))["results"]}
+    guard, stash = results["git-guard save, small"]["mean"], results["git stash create, small"]["mean"]
+    print(f"{'small save against git stash create':37} {'git-guard save, small':30} {ms(guard)} {'':7} {'':8} {'':8} "
+          f"{guard / stash:6.2f}× {'':7}  ≤ 2.00×: " + ("met" if guard / stash <= 2 else "not met"))
 print()
 print("== peak memory (max RSS of one run, GNU time)")
 print(f"{'command':30} {'MiB':>8}")
@@ -243,6 +261,7 @@ for line in open(f"{work}/rss.tsv"):
     cmd, kb = line.rstrip("\n").split("\t")
     print(f"{cmd:30} {int(kb) / 1024:8.1f}")
 print()
-print(f"stranded branches after one save and {1 + runs} repeats: {repeat_refs}"
+if repeat_refs:
+  print(f"stranded branches after one save and {1 + runs} repeats: {repeat_refs}"
       + (" (a repeat save reuses the equal save)" if repeat_refs == 1 else " (each repeat save added one)"))
 EOF

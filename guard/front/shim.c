@@ -6,8 +6,8 @@
 #include "call.h"
 #include "commands.h"
 #include "common.h"
-#include "enclosing.h"
 #include "execpath.h"
+#include "gate.h"
 #include "guarded.h"
 
 #include <errno.h>
@@ -190,29 +190,14 @@ static int find_full(const char* argv0, char* full, size_t size)
     return -1;
 }
 
-// Is the repository `call` runs in guarded? git's answer to `config --bool guard.enabled`,
-// with the caller's options and in the caller's directory, as the full binary would ask
-// (DESIGN §0.4): 1 for "true", 0 for another value or none (exit 1), -1 when git could
-// not answer (an option this git does not know, a bad -C): the full binary decides then,
-// as it always has. Answered here, an unguarded repository never pays for its start.
-static int guard_enabled(const struct Call* call)
-{
-    static const char* const rest[] = {"--bool", "guard.enabled", NULL};
-    char out[16];
-    size_t got = 0;
-    int status = run_config(s_real_git, call, rest, out, sizeof out, &got);
-    if (status == 1) // unset here: a submodule or nested repository inherits (enclosing.c)
-        return enclosing_guarded(s_real_git, call);
-    if (status != 0)
-        return -1;
-    return got == 5 && memcmp(out, "true\n", 5) == 0;
-}
-
 // The handoff (docs/decisions.md, "The shim"): the full binary runs as
-//   git --guard-call=N[,hooks-off] <real git> <cwd> <G> <globals…> <W> <words…> -- <argv[1..]>
+//   git --guard-call=N[,hooks-off] <real git> <cwd> <G> <globals…> <W> <words…>
+//       [--guard-config=<C> <entries…>] -- <argv[1..]>
 // argv[0] "git" selects the shim mode; the full binary takes the parse as it is. N is 2
 // when git has said guard.enabled is true here, 1 when the full binary must ask itself;
 // `,hooks-off`: the caller's own configuration names core.hooksPath or a hook.* key.
+// `--guard-config`: git's listing of the repository's guard.* keys (s_config), one
+// "key\nvalue" (or "key") word each, when it was read whole here.
 static int forward(int argc, char** argv, const struct Call* call, int enabled)
 {
     char dir[k_path_max], full[k_path_max], real[k_path_max];
@@ -228,7 +213,12 @@ static int forward(int argc, char** argv, const struct Call* call, int enabled)
         join_path(real, sizeof real, dir, s_real_git) != 0)
         snprintf(real, sizeof real, "%s", s_real_git);
     setenv("GIT_GUARD_REAL_GIT", real, 1);
-    char** out = calloc((size_t)(call->nglobals + call->nwords + argc + 8), sizeof *out);
+    ssize_t config_size = 0;
+    const char* config = config_listing(&config_size);
+    size_t nconfig = 0;
+    for (ssize_t at = 0; at < config_size; at += (ssize_t)strlen(config + at) + 1)
+        ++nconfig;
+    char** out = calloc((size_t)(call->nglobals + call->nwords + argc + 10) + nconfig, sizeof *out);
     if (!out)
         return 128;
     int n = 0;
@@ -244,6 +234,13 @@ static int forward(int argc, char** argv, const struct Call* call, int enabled)
     out[n++] = number(call->nwords);
     for (int i = 0; i < call->nwords; ++i)
         out[n++] = call->words[i];
+    if (config) {
+        char mark[40];
+        snprintf(mark, sizeof mark, "--guard-config=%zu", nconfig);
+        out[n++] = strdup(mark);
+        for (ssize_t at = 0; at < config_size; at += (ssize_t)strlen(config + at) + 1)
+            out[n++] = (char*)config + at;
+    }
     out[n++] = (char*)"--";
     for (int i = 1; i < argc; ++i)
         out[n++] = argv[i];
@@ -327,7 +324,7 @@ int main(int argc, char** argv)
         set_exec_path(&call, real, ours);
     mark_handled(&call);
     if (parsed == 0 && !step && is_guarded_call(&call)) {
-        int enabled = guard_enabled(&call);
+        int enabled = guard_enabled(s_real_git, &call);
         if (enabled != 0)
             return forward(argc, argv, &call, enabled);
     }

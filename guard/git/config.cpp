@@ -83,6 +83,11 @@ const ConfigEntries& guard_config(const fs::path& git_dir, Deadline deadline)
 
 void forget_config() { config_cache().clear(); }
 
+void remember_config(const fs::path& git_dir, ConfigEntries entries)
+{
+    config_cache()[git_dir] = {config_stamp(git_dir), std::move(entries)};
+}
+
 std::optional<std::string> typed_value(const fs::path& git_dir, const std::string& key, const std::string& raw,
                                        const std::string& type, Deadline deadline)
 {

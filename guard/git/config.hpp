@@ -38,6 +38,11 @@ using ConfigEntries = std::vector<std::pair<std::string, std::string>>;
 const ConfigEntries& guard_config(const std::filesystem::path& git_dir, Deadline deadline = {});
 void forget_config();
 
+// Takes `entries` as guard_config's reading of `git_dir` (the shim's front end listed
+// them for the caller, the same git): while the config files stay as they are now,
+// guard_config answers from them instead of asking git again.
+void remember_config(const std::filesystem::path& git_dir, ConfigEntries entries);
+
 // git's reading of `key` (as guard_config lists it, with its last value `raw`) as
 // `type` ("bool" or "int"): "true", "false" and plain decimal numbers read as they are,
 // anything else (valueless, `yes`, `1k`, a bad value) is asked of git with --type.

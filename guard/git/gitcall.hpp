@@ -1,10 +1,24 @@
 #pragma once
 
 #include <filesystem>
+#include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace guard {
+
+// Where a call runs, as git says (absolute paths): the common and the own git dir, and
+// the tree's root, empty with git's reason in `why` in a bare repository or a git dir.
+// All empty outside a repository.
+struct CallSite {
+    std::filesystem::path common;
+    std::filesystem::path git_dir;
+    std::filesystem::path hooks; // where git looks for hooks (`--git-path hooks`: core.hooksPath)
+    std::filesystem::path top;
+    std::string why;
+};
 
 // The front end's one parse of git's command line (contract C4).
 struct GitCall {
@@ -15,6 +29,13 @@ struct GitCall {
     std::string real_git;                      // absolute path of the real git
     bool enabled_asked = false;                // the front end has heard guard.enabled=true from git
     bool hooks_off = false;                    // the caller's own config names core.hooksPath or hook.*
+    // git's listing of the repository's guard.* keys as the front end read it for the
+    // caller ("key", value; guard_config's entries), when it did: never read again.
+    std::optional<std::vector<std::pair<std::string, std::string>>> config;
+    // The run's one Site (worktrees.hpp, call_site): asked of git the first time a layer
+    // needs it, never again for this call; a run that needs none (a clean in-place
+    // destroyer: git's status said nothing goes) never asks.
+    mutable std::shared_ptr<const CallSite> site;
 };
 
 } // namespace guard

@@ -1,6 +1,7 @@
 #include "guard/git/worktrees.hpp"
 
 #include "guard/base/error.hpp"
+#include "guard/git/config.hpp"
 #include "guard/git/git.hpp"
 #include "guard/git/repo.hpp"
 
@@ -27,12 +28,11 @@ RunResult ask_git(const GitCall& call, std::initializer_list<std::string> rest)
 
 const CallSite& call_site(const GitCall& call)
 {
-    // One git per process: the shim asks for the log's place, then the in-place guard for
+    // One git per call: the shim asks for the log's place, then the in-place guard for
     // the tree's root. --show-toplevel comes last: in a bare repository or a git dir it
     // dies after git has printed the two directories.
-    static std::optional<CallSite> asked;
-    if (asked)
-        return *asked;
+    if (call.site)
+        return *call.site;
     // The hooks directory too (the shim asks whether our hook runs): one git for all.
     auto r = ask_git(call, {"rev-parse", "--path-format=absolute", "--git-common-dir", "--git-dir",
                             "--git-path", "hooks", "--show-toplevel"});
@@ -50,7 +50,10 @@ const CallSite& call_site(const GitCall& call)
         site.top = output_path(r.out.substr(third + 1));
     else
         site.why = first_line_of(r.err);
-    return asked.emplace(std::move(site));
+    if (call.config && !site.common.empty()) // the front end's listing: the settings, read once
+        remember_config(site.common, *call.config);
+    call.site = std::make_shared<const CallSite>(std::move(site));
+    return *call.site;
 }
 
 fs::path common_git_dir(const GitCall& call)

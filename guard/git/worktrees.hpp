@@ -24,16 +24,9 @@ using ListedTree = Worktree;
 RunResult ask_git(const GitCall& call, const std::vector<std::string>& args, const std::string& input = "");
 RunResult ask_git(const GitCall& call, std::initializer_list<std::string> rest);
 
-// Where `call` runs, as git says (absolute paths, asked once per process): the common
-// and the own git dir, and the tree's root, empty with git's reason in `why` in a bare
-// repository or a git dir. All empty outside a repository.
-struct CallSite {
-    std::filesystem::path common;
-    std::filesystem::path git_dir;
-    std::filesystem::path hooks; // where git looks for hooks (`--git-path hooks`: core.hooksPath)
-    std::filesystem::path top;
-    std::string why;
-};
+// Where `call` runs (CallSite), asked of git once per call: the first asking fills
+// `call.site`, and takes the front end's config listing (`call.config`) as the
+// repository's settings, so no layer reads them again.
 const CallSite& call_site(const GitCall& call);
 
 // The absolute common git dir of the repository `call` runs in. Throws Error outside one.

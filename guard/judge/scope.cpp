@@ -107,8 +107,14 @@ std::vector<std::string> status(const GitCall& call, const StatusAsk& ask, Destr
 
 std::vector<std::string> keep_ignored(const GitCall& call)
 {
-    auto r = ask_git(call, {"config", "--get-all", "guard.keepIgnored"});
     std::vector<std::string> out;
+    if (call.config) { // the front end's listing of the guard.* keys: one reader, read once
+        for (const auto& [key, value] : *call.config)
+            if (key == "guard.keepignored")
+                out.push_back(value);
+        return out;
+    }
+    auto r = ask_git(call, {"config", "--get-all", "guard.keepIgnored"});
     size_t at = 0;
     while (r.status == 0 && at < r.out.size()) {
         size_t end = r.out.find('\n', at);

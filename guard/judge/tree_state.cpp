@@ -15,21 +15,6 @@ namespace guard {
 
 namespace {
 
-// The branch a detached HEAD still belongs to: a rebase or bisect in progress.
-std::string branch_in_progress(const fs::path& git_dir)
-{
-    for (const char* file : {"rebase-merge/head-name", "rebase-apply/head-name", "BISECT_START"}) {
-        std::string name = read_first_line(git_dir / file);
-        if (name.starts_with("refs/heads/"))
-            return name.substr(11);
-        if (!name.empty() && std::string(file) == "BISECT_START" && name.find('/') == std::string::npos &&
-            !is_oid(name))
-            return name;
-    }
-    return "";
-}
-
-
 // An untracked symlink whose target lies outside the tree: a link into another
 // checkout (node_modules), whose target outlives the tree.
 bool symlink_outside(const fs::path& root, const std::string& path)
@@ -225,62 +210,6 @@ void find_hidden(const Git& git, const fs::path& root, const Filters& f, Work& w
 }
 
 } // namespace
-
-void read_head(const Git& git, Work& w, bool ask_top)
-{
-    // One git for the root, HEAD and its tree: "[<top>\n]<commit>\n<tree>\n--\n". `--`: the
-    // words are revisions, never paths. Unborn (or no commit), it fails whole.
-    std::vector<std::string> args{"rev-parse"};
-    if (ask_top)
-        args.emplace_back("--show-toplevel");
-    args.insert(args.end(), {"HEAD^{commit}", "HEAD^{tree}", "--"});
-    RunResult head = git.run(args);
-    // Read from the end: the root may hold newlines (LESSONS 23), the ids never do.
-    std::string out = head.out;
-    if (out.ends_with("\n--\n"))
-        out.resize(out.size() - 3);
-    if (out.ends_with('\n'))
-        out.pop_back();
-    auto last_line = [&out] {
-        size_t nl = out.rfind('\n');
-        std::string line = out.substr(nl == std::string::npos ? 0 : nl + 1);
-        out.resize(nl == std::string::npos ? 0 : nl);
-        return line;
-    };
-    std::string tree = last_line(), commit = last_line();
-    if (head.status == 0 && is_oid(commit) && is_oid(tree) && (!ask_top || !out.empty())) {
-        w.head = commit;
-        w.head_tree = tree;
-        if (ask_top)
-            w.top = out;
-    } else if (ask_top) {
-        RunResult top = git.run({"rev-parse", "--show-toplevel"});
-        w.top = top.status == 0 ? output_path(top.out) : "";
-    }
-    if (!w.head) {
-        RunResult verify = git.run({"rev-parse", "-q", "--verify", "HEAD^{commit}"});
-        if (verify.status == 0)
-            w.head = first_line_of(verify.out);
-    }
-    RunResult sym = git.run({"symbolic-ref", "-q", "HEAD"});
-    std::string target = sym.status == 0 ? first_line_of(sym.out) : "";
-    bool attached = !target.empty();
-    if (!attached) {
-        std::string branch = branch_in_progress(git.git_dir());
-        if (!branch.empty())
-            target = "refs/heads/" + branch;
-    }
-    if (!target.starts_with("refs/heads/"))
-        return;
-    w.branch = target.substr(11);
-    if (attached) {
-        w.branch_tip = w.head; // HEAD names the branch: its tip is what HEAD resolved to
-        return;
-    }
-    RunResult tip = git.run({"rev-parse", "-q", "--verify", target + "^{commit}"});
-    if (tip.status == 0)
-        w.branch_tip = first_line_of(tip.out);
-}
 
 fs::path git_dir_of(const fs::path& dir)
 {

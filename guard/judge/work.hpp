@@ -2,6 +2,7 @@
 
 #include "guard/git/history.hpp"
 #include "guard/git/repo.hpp"
+#include "guard/judge/head.hpp"
 
 #include <functional>
 #include <optional>
@@ -89,11 +90,6 @@ Work inspect_branch(const std::filesystem::path& common, const std::string& bran
                     const std::string& tip, const Settings& settings, const Pending& pending = {});
 
 class Git;
-
-// HEAD, its tree, its branch and the branch's tip (also mid-rebase or bisect), read
-// through the git dir `git` names, into `work`; with `ask_top`, also the root git opens
-// the tree at (`work.top`, "" when git cannot say), asked by the same git.
-void read_head(const Git& git, Work& work, bool ask_top = false);
 
 // The git dir that `dir`'s `.git` (a directory, or a `gitdir:` file) names, or "".
 std::filesystem::path git_dir_of(const std::filesystem::path& dir);

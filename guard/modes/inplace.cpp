@@ -237,6 +237,7 @@ int guard_in_place(const GitCall& call)
     }
     try {
         init_log(place.common_dir, false);
+        spdlog::info("shim: git {}", call.words[0]);
         keep(call, place, d);
     } catch (const std::exception& e) {
         return refuse(call, place.top.string(), d, e.what());

@@ -3,29 +3,17 @@
 // arrives as GitCall. "Guarded?" is git's answer, asked before anything libgit2 could
 // fail on (DESIGN §0.4); which trees a removal or prune destroys is git's answer too.
 #include "guard/modes/shim.hpp"
-#include "guard/save/journal.hpp"
 
-#include "guard/git/arguments.hpp"
 #include "guard/base/error.hpp"
-#include "guard/git/libgit2.hpp"
-#include "guard/modes/unhooked.hpp"
-#include "guard/modes/inplace.hpp"
-#include "guard/install/install.hpp"
-#include "guard/base/lock.hpp"
 #include "guard/base/log.hpp"
 #include "guard/git/process.hpp"
-#include "guard/git/repo.hpp"
-#include "guard/save/report.hpp"
-#include "guard/save/snapshot.hpp"
-#include "guard/modes/watch_lost.hpp"
 #include "guard/git/worktrees.hpp"
+#include "guard/modes/inplace.hpp"
+#include "guard/modes/shim_worktree.hpp"
+#include "guard/modes/unhooked.hpp"
+#include "guard/modes/watch_lost.hpp"
 
-#include <spdlog/spdlog.h>
-
-#include <cstdio>
 #include <cstdlib>
-#include <optional>
-#include <string_view>
 #include <unistd.h>
 
 extern "C" {
@@ -38,201 +26,6 @@ namespace guard {
 
 namespace {
 
-// git, as the caller ran it (with our hook put back when the caller switched hooks off).
-[[noreturn]] void exec_git(const GitCall& call)
-{
-    exec(git_argv(call));
-}
-
-// `git config --bool <key>` as the caller's git would read it (its -c, --git-dir, -C).
-bool config_true(const GitCall& call, const std::string& key)
-{
-    auto r = ask_git(call, {"config", "--bool", key});
-    return r.status == 0 && r.out == "true\n";
-}
-
-void report_saved(const Saved& s, const std::string& what)
-{
-    std::fprintf(stderr, "git-guard: %s %s to %s (git show --stat %s)\n",
-                 s.existing ? "already saved" : "saved", what.c_str(),
-                 short_ref(s.ref).c_str(), shell_quote(short_ref(s.ref)).c_str());
-}
-
-int refuse(const Work& w, const std::string& why)
-{
-    std::fprintf(stderr, "fatal: git-guard: %s", refusal_message(w, why).c_str());
-    spdlog::warn("refused to let git run on {}: {}", w.path, why);
-    journal_refusal({}, w, why, "git worktree");
-    return 128;
-}
-
-// The tree `git worktree remove <arg>` names: the last non-option word after "remove".
-std::string remove_target(const std::vector<std::string>& words)
-{
-    std::string path;
-    bool options = true;
-    for (size_t i = 2; i < words.size(); ++i) {
-        if (options && words[i] == "--")
-            options = false;
-        else if (!options || words[i].empty() || words[i][0] != '-')
-            path = words[i];
-    }
-    return path;
-}
-
-// Saves what only the admin entry of the gone tree `tree` still holds (its commits, and
-// its files when a moved-aside directory still points at it).
-int save_admin(const GitCall& call, const ListedTree& tree, const std::string& reason)
-{
-    fs::path common = common_git_dir(call);
-    Settings settings = read_settings(common);
-    for (const auto& t : list_worktrees(common)) {
-        if (t.name != tree.name)
-            continue;
-        PathLock lock(common, t.path.string(), settings.lock_timeout);
-        Work work;
-        work.path = t.path.string();
-        try {
-            work = inspect_admin(common, t, settings);
-            if (auto s = save_work(common, work, t.path.filename().string(), settings, {.reason = reason}))
-                report_saved(*s, "the work of " + t.path.string());
-            return 0;
-        } catch (const Error& e) {
-            return refuse(work, e.what());
-        }
-    }
-    return 0; // git no longer lists it either: nothing left to destroy
-}
-
-// Saves what removing or pruning `tree` destroys (DESIGN §4.1). A tree whose directory
-// is gone goes to the engine first (it looks for a moved-aside directory), then, when the
-// engine cannot open it, to its admin entry's commits.
-// `trees`: git's list, read under a lock this caller holds for the tree (none: read here).
-int save_listed(const GitCall& call, const ListedTree& tree, const std::string& reason,
-                const std::vector<ListedTree>* trees = nullptr)
-{
-    bool gone = tree.git_prunable || !fs::exists(tree.path);
-    SaveResult r;
-    try {
-        fs::path common = common_git_dir(call);
-        r = save_tree(common, read_settings(common), tree.path, {.reason = reason}, trees);
-    } catch (const Error& e) {
-        if (gone)
-            return save_admin(call, tree, reason);
-        // Another remover may have taken this tree meanwhile: only this tree counts.
-        bool listed = false;
-        for (const auto& t : list_trees(call))
-            listed = listed || absolute_path(t.path) == absolute_path(tree.path);
-        if (!listed)
-            return 0;
-        throw;
-    }
-    if (!r.refused.empty())
-        return refuse(r.work, r.work.reason);
-    if (r.saved)
-        report_saved(*r.saved, tree.path.string());
-    return 0;
-}
-
-// The root of the tree `git worktree remove <arg>` names, for its lock: an absolute path
-// to a tree root is its own answer (git's suffix match finds only it); anything else is
-// git's list's. Nothing when git would find no tree, or the main one.
-std::optional<fs::path> remove_key(const GitCall& call, const std::string& arg)
-{
-    std::error_code ec;
-    if (fs::path(arg).is_absolute() && fs::exists(fs::path(arg) / ".git", ec))
-        return absolute_path(arg);
-    auto tree = find_listed(list_trees(call), call, arg);
-    if (!tree || tree->is_main)
-        return std::nullopt;
-    return absolute_path(tree->path);
-}
-
-// `git worktree remove`, at any force level (DESIGN §0.2): save, then let git decide.
-int guard_remove(const GitCall& call)
-{
-    std::string arg = remove_target(call.words);
-    auto key = arg.empty() ? std::nullopt : remove_key(call, arg);
-    if (!key)
-        exec_git(call); // git refuses or reports it itself
-    // Held across the exec below (the descriptor survives it): racers removing this
-    // tree wait until git has removed it, then find it gone. Only this tree's lock.
-    fs::path common = common_git_dir(call);
-    Settings settings = read_settings(common);
-    std::vector<PathLock> removing;
-    removing.emplace_back(common, "worktree remove " + key->string(), settings.lock_timeout);
-    // Re-read once the lock is held (DESIGN §7); the save judges by this very list.
-    std::vector<ListedTree> trees = list_trees(call);
-    auto tree = find_listed(trees, call, arg);
-    if (tree && !tree->is_main && absolute_path(tree->path) != *key) { // git means another tree
-        removing.emplace_back(common, "worktree remove " + absolute_path(tree->path).string(), settings.lock_timeout);
-        trees = list_trees(call);
-        tree = find_listed(trees, call, arg);
-    }
-    if (!tree || tree->is_main)
-        exec_git(call); // another process removed it while we waited, or git refuses itself
-    if (int rc = save_listed(call, *tree, "worktree remove", &trees))
-        return rc;
-    if (tree->locked && tree->lock_reason == "git-guard" && settings.lock_worktrees)
-        ask_git(call, {"worktree", "unlock", tree->path.string()});
-    // Point of no return: the work is on a verified branch; git removes the tree.
-    exec_git(call);
-}
-
-// `git worktree prune`: save every tree git itself says it would prune.
-int guard_prune(const GitCall& call)
-{
-    if (parse_arguments(call.words, 2, GUARD_TABLE(worktree_prune)).has("dry-run"))
-        exec_git(call); // the last of -n and --no-dry-run is git's
-    for (const auto& tree : prune_candidates(call))
-        if (int rc = save_listed(call, tree, "worktree prune"))
-            return rc;
-    exec_git(call);
-}
-
-// `add -f` over a tree git still lists (its directory gone or empty) deletes that tree's
-// admin entry, its HEAD and index (git's check_candidate_path): save it first, as a prune.
-int save_replaced(const GitCall& call, const fs::path& path)
-{
-    fs::path wanted = absolute_path(path.is_absolute() ? path : call.cwd / path);
-    for (const auto& tree : list_trees(call))
-        if (!tree.is_main && absolute_path(tree.path) == wanted)
-            return save_listed(call, tree, "worktree add -f");
-    return 0;
-}
-
-// `git worktree add --no-checkout` runs no post-checkout hook: lock the tree here.
-int guard_add(const GitCall& call)
-{
-    bool no_checkout = false, force = false;
-    std::string path;
-    for (size_t i = 2; i < call.words.size(); ++i) {
-        const std::string& w = call.words[i];
-        if (w == "--no-checkout")
-            no_checkout = true;
-        else if (w == "-b" || w == "-B" || w == "--reason")
-            ++i;
-        else if (w.size() > 2 && w.starts_with("--") && std::string_view("--force").starts_with(w))
-            force = true;
-        else if (w.size() > 1 && w[0] == '-' && w[1] != '-' && w.find('f') != std::string::npos &&
-                 w.find_first_of("bB") > w.find('f'))
-            force = true; // -f, or a cluster holding it before a value-taking -b/-B
-        else if (path.empty() && !w.empty() && w[0] != '-')
-            path = w;
-    }
-    if (path.empty())
-        exec_git(call);
-    if (force)
-        if (int rc = save_replaced(call, path))
-            return rc;
-    auto r = run(git_argv(call), {.capture = false, .judged = true});
-    if (r.status == 0 && no_checkout && config_true(call, "guard.lockWorktrees"))
-        ask_git(call, {"worktree", "lock", "--reason", "git-guard", path});
-    if (r.status == 0) // the new tree's hooks (husky's .husky/_ is missing there), lefthook job
-        guard_new_worktree(call.cwd / path);
-    return r.status;
-}
-
 // Not through the front end (git-guard linked as `git` directly): let the one parser,
 // the front end next to this binary, look at the call first.
 [[noreturn]] void reparse(const std::vector<std::string>& args)
@@ -242,6 +35,26 @@ int guard_add(const GitCall& call)
     if (::access(argv[0].c_str(), X_OK) != 0)
         argv[0] = find_real_git();
     exec(argv);
+}
+
+// `[--guard-config=<C> <entries…>]` at `args[at]` (front/shim.c, forward): the front
+// end's config listing, one "key\nvalue" (or "key") word each, into `call.config`.
+void decode_config(const std::vector<std::string>& args, size_t& at, GitCall& call)
+{
+    if (at >= args.size() || !args[at].starts_with("--guard-config="))
+        return;
+    std::string n = args[at].substr(15);
+    if (n.empty() || n.size() > 9 || n.find_first_not_of("0123456789") != std::string::npos)
+        throw UsageError("the shim's handoff is malformed (front end and git-guard differ?)");
+    size_t count = std::stoul(n);
+    if (++at + count > args.size())
+        throw UsageError("the shim's handoff is malformed (front end and git-guard differ?)");
+    call.config.emplace();
+    for (size_t i = 0; i < count; ++i, ++at) {
+        const std::string& e = args[at];
+        auto nl = e.find('\n');
+        call.config->emplace_back(e.substr(0, nl), nl == std::string::npos ? "" : e.substr(nl + 1));
+    }
 }
 
 } // namespace
@@ -269,6 +82,7 @@ GitCall decode_call(const std::vector<std::string>& args)
     };
     list(call.globals);
     list(call.words);
+    decode_config(args, at, call);
     if (at >= args.size() || args[at] != "--")
         throw fail();
     call.argv = {"git"};
@@ -286,10 +100,13 @@ int run_shim(const std::vector<std::string>& args)
         call.hooks_off = false;
         exec_git(call); // unguarded: git, untouched (DESIGN §0.4)
     }
-    init_log(common_git_dir(call), false);
-    spdlog::info("shim: git {}", call.words[0]);
-    if (call.words[0] == "gc" || call.words[0] == "prune" || call.words[0] == "maintenance")
+    // Nothing logs before the log has its place: the place is asked of git only when a
+    // layer needs the site (a clean in-place destroyer never does).
+    init_log({}, false);
+    if (call.words[0] == "gc" || call.words[0] == "prune" || call.words[0] == "maintenance") {
+        init_log(common_git_dir(call), false);
         sweep_before_gc(common_git_dir(call)); // the backstop's sweep (DESIGN §15), then git
+    }
     if (call.words[0] != "worktree") {
         if (int rc = guard_unhooked_deletion(call))
             return rc;
@@ -297,14 +114,7 @@ int run_shim(const std::vector<std::string>& args)
             return rc;
         exec_git(call);
     }
-    const std::string& what = call.words.size() > 1 ? call.words[1] : "";
-    if (what == "remove")
-        return guard_remove(call);
-    if (what == "prune")
-        return guard_prune(call);
-    if (what == "add")
-        return guard_add(call);
-    exec_git(call);
+    return guard_worktree(call);
 }
 
 size_t subcommand_index(const std::vector<std::string>& argv)

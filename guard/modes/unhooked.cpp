@@ -12,6 +12,7 @@
 #include "guard/modes/hook.hpp"
 #include "guard/install/hookdir.hpp"
 #include "guard/install/install.hpp"
+#include "guard/base/log.hpp"
 #include "guard/base/manifest.hpp"
 #include "guard/judge/orphans.hpp"
 #include "guard/git/process.hpp"
@@ -117,6 +118,7 @@ int guard_unhooked_deletion(const GitCall& call)
     branches = local_names(call, branches);
     if (branches.empty())
         return 0;
+    init_log(site.common, false);
     spdlog::warn("no git-guard hook runs here: the shim judges the deletion of {} itself", branches.front());
     return guard_branch_deletions(site.git_dir, site.common, branches, call.enabled_asked) == 0 ? 0 : 128;
 }

@@ -147,9 +147,12 @@ Folded fold_saves(const fs::path& common, std::optional<std::size_t> keep)
     return folded;
 }
 
-void fold_beyond_keep(const fs::path& common)
+void fold_beyond_keep(const fs::path& common, std::optional<std::size_t> saves_before)
 {
     try {
+        // Another process's save meanwhile at most delays a fold to the next save.
+        if (saves_before && *saves_before + 1 <= keep_branches(common))
+            return;
         fold_saves(common);
     } catch (const std::exception& e) {
         spdlog::warn("cannot fold the oldest saves yet (they stay branches): {}", e.what());

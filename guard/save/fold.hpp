@@ -26,6 +26,9 @@ Folded fold_saves(const std::filesystem::path& common, std::optional<std::size_t
 
 // fold_saves after a new save, when there is anything to fold; never throws (a failure is
 // logged and the saves stay branches until the next save or `git guard fold`).
-void fold_beyond_keep(const std::filesystem::path& common);
+// `saves_before`: the larger of the branch and in-place save counts before the new save,
+// when the caller read them already; within guard.keepBranches with one more, nothing is
+// asked of git.
+void fold_beyond_keep(const std::filesystem::path& common, std::optional<std::size_t> saves_before = {});
 
 } // namespace guard

@@ -5,6 +5,7 @@
 // cost follows what is destroyed, not the size of the tree.
 #include "guard/save/limited_save.hpp"
 
+#include "guard/save/chain.hpp"
 #include "guard/save/layout.hpp"
 
 #include "guard/base/lock.hpp"
@@ -184,6 +185,30 @@ std::optional<std::string> equal_save(git_repository* repo, const Place& place, 
     return newest;
 }
 
+// The larger of the branch and in-place save ref counts (chains left out), as fold.cpp
+// counts them, read in this process (the repository is open already): the fold is asked
+// of git only when one may be due. Nothing when libgit2 cannot list them.
+std::optional<std::size_t> saves_of_kind(git_repository* repo)
+{
+    std::size_t most = 0;
+    for (const char* glob : {"refs/heads/stranded/*", "refs/stranded/*"}) {
+        std::vector<std::string> refs;
+        int rc = git_reference_foreach_glob(
+            repo, glob,
+            [](const char* n, void* out) {
+                static_cast<std::vector<std::string>*>(out)->emplace_back(n);
+                return 0;
+            },
+            &refs);
+        git_error_clear();
+        if (rc < 0)
+            return std::nullopt;
+        most = std::max(most, static_cast<std::size_t>(std::count_if(
+                                  refs.begin(), refs.end(), [](const std::string& r) { return !is_chain_ref(r); })));
+    }
+    return most;
+}
+
 Tree head_tree(git_repository* repo, const std::string& head)
 {
     if (head.empty())
@@ -234,7 +259,7 @@ std::optional<Saved> save_destroyed(const GitCall& call, const Place& place, con
     git_oid commit = write_commit(repo, worktree, parents, sig, message(place, d, index_trailer));
     Saved s = save_existing(place.common_dir, place.name, to_hex(commit),
                             {.reason = d.reason, .ref_prefix = k_in_place_prefix, .tree = to_hex(worktree),
-                             .path = place.top.string(), .branch = d.branch});
+                             .path = place.top.string(), .branch = d.branch, .saves_of_kind = saves_of_kind(repo)});
     s.made_commit = true;
     s.base = d.head;
     spdlog::info("saved what {} destroys in {} to {}", d.reason, place.top.string(), s.ref);

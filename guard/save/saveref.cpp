@@ -59,10 +59,10 @@ std::vector<std::string> hooks_off(const Git& git)
 // A save is a ref, readable with plain git, until guard.keepBranches newer ones of its
 // kind exist: then it is folded onto a chain (fold.cpp), so the refs stay few.
 std::string create_save(const Git& git, const std::string& name, const std::string& commit,
-                        const std::string& prefix)
+                        const std::string& prefix, std::optional<std::size_t> saves_before)
 {
     std::string ref = create_ref(git, name, commit, prefix);
-    fold_beyond_keep(git.common());
+    fold_beyond_keep(git.common(), saves_before);
     return ref;
 }
 
@@ -100,6 +100,46 @@ void verify(const Git& git, const Saved& s)
     auto ids = split(r.out, '\n');
     if (r.status != 0 || ids.size() != 2 || ids[0] != s.commit || ids[1] != s.tree)
         throw Error("verification failed: " + s.ref + " does not hold the saved commit " + s.commit);
+}
+
+namespace {
+
+// What `tree` changes against the empty tree, for a save with no HEAD under it.
+std::string diffstat_from_empty(const Git& git, const std::string& tree)
+{
+    RunResult r = git.run({"diff", "--no-ext-diff", "--no-textconv", "--no-renames", "--shortstat", git.empty_tree(), tree});
+    std::string text = first_line_of(r.out);
+    while (!text.empty() && text.front() == ' ')
+        text.erase(0, 1);
+    return text.empty() ? "no file changes" : text;
+}
+
+} // namespace
+
+void verify_with_diffstat(const Git& git, Saved& s)
+{
+    if (s.base.empty()) { // no HEAD: the first parent may be the index's commit, not nothing
+        verify(git, s);
+        s.diffstat = diffstat_from_empty(git, s.tree);
+        return;
+    }
+    // `log -1` resolves the ref and reads its commit (%H), its tree (%T) and the diff
+    // against its first parent, HEAD (`s.base`), in one git.
+    RunResult r = git.run({"log", "-1", "--no-color", "--format=%H%n%T", "--shortstat", "--no-ext-diff",
+                           "--no-textconv", "--no-renames", "--diff-merges=first-parent", s.ref, "--"});
+    auto lines = split(r.out, '\n');
+    if (r.status != 0 || lines.size() < 2) {
+        // git could read no diff (a blob of HEAD gone from the store): the read-back alone.
+        verify(git, s);
+        s.diffstat = "no file changes";
+        return;
+    }
+    if (lines[0] != s.commit || lines[1] != s.tree)
+        throw Error("verification failed: " + s.ref + " does not hold the saved commit " + s.commit);
+    std::string text = lines.size() > 3 ? lines[3] : "";
+    while (!text.empty() && text.front() == ' ')
+        text.erase(0, 1);
+    s.diffstat = text.empty() ? "no file changes" : text;
 }
 
 std::string ref_component(std::string c)
@@ -165,7 +205,7 @@ Saved point_at(const fs::path& git_dir, const std::string& name, const std::stri
         s.tree = options.tree; // the caller wrote it: verify() still reads it back from the ref
     }
     s.base = commit;
-    s.ref = create_save(git, name, commit, options.ref_prefix);
+    s.ref = create_save(git, name, commit, options.ref_prefix, options.saves_of_kind);
     verify(git, s);
     s.diffstat = "no new commit: the save holds " + commit.substr(0, 12);
     spdlog::info("saved {} at {} ({})", s.ref, commit, options.reason);

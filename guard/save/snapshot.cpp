@@ -23,16 +23,6 @@ namespace guard {
 
 namespace {
 
-std::string diffstat(const Git& git, const std::string& base, const std::string& tree)
-{
-    std::string from = base.empty() ? git.empty_tree() : base;
-    RunResult r = git.run({"diff", "--no-ext-diff", "--no-textconv", "--no-renames", "--shortstat", from, tree});
-    std::string text = first_line_of(r.out);
-    while (!text.empty() && text.front() == ' ')
-        text.erase(0, 1);
-    return text.empty() ? "no file changes" : text;
-}
-
 // An earlier save of `name` with this very tree, index and HEAD, so a repeated
 // save adds no duplicate ref.
 std::optional<Saved> find_equal_save(const Git& git, const std::string& name, const std::string& prefix,
@@ -70,6 +60,19 @@ std::optional<Saved> find_equal_save(const Git& git, const std::string& name, co
         }
     }
     return std::nullopt;
+}
+
+// The larger of the branch and the in-place save ref counts in `refs`, chains left out,
+// as fold.cpp counts them.
+std::size_t saves_of_kind(const std::vector<RefValue>& refs)
+{
+    std::size_t branches = 0, in_place = 0;
+    for (const auto& r : refs)
+        if (r.tree.empty() && !is_chain_ref(r.name)) {
+            branches += r.name.starts_with("refs/heads/stranded/") ? 1 : 0;
+            in_place += r.name.starts_with("refs/stranded/") ? 1 : 0;
+        }
+    return std::max(branches, in_place);
 }
 
 void journal_save(const fs::path& common, const Work& w, const Saved& s, const SaveOptions& options)
@@ -118,10 +121,9 @@ std::optional<Saved> save_work(const fs::path& common, const Work& w, const std:
     meter.update(2);
     s.made_commit = true;
     s.base = w.head.value_or("");
-    s.ref = create_save(store, name, s.commit, options.ref_prefix);
-    verify(store, s);
+    s.ref = create_save(store, name, s.commit, options.ref_prefix, options.saves_of_kind);
+    verify_with_diffstat(store, s);
     meter.done();
-    s.diffstat = diffstat(store, s.base, s.tree);
     spdlog::info("saved {} from {} to {} ({})", s.commit, w.path, s.ref, options.reason);
     journal_save(common, w, s, options);
     return s;
@@ -157,9 +159,8 @@ std::optional<Saved> save_husk(const fs::path& common, const fs::path& root, con
     s.commit = write_save(store, w, staged, settings, options.reason);
     s.made_commit = true;
     s.base = w.head.value_or("");
-    s.ref = create_save(store, name, s.commit, options.ref_prefix);
-    verify(store, s);
-    s.diffstat = diffstat(store, s.base, s.tree);
+    s.ref = create_save(store, name, s.commit, options.ref_prefix, options.saves_of_kind);
+    verify_with_diffstat(store, s);
     journal_save(common, w, s, options);
     return s;
 }
@@ -197,10 +198,13 @@ SaveResult save_tree(const fs::path& common, const Settings& settings, const fs:
         if (listing.refs) {
             std::string ref = stranded_ref_name(name, options.ref_prefix);
             std::string dir = ref.substr(0, ref.rfind('/') + 1);
-            // No save of this name as a ref, and no chain a save of it could be folded onto.
+            // No save of this name as a ref, and not the chain a save of it would be folded
+            // onto (the one find_equal_save reads: the archive, or the tree's own chain).
+            std::string chain = chain_of_handle(dir + "x");
             told.no_earlier_save = std::none_of(listing.refs->begin(), listing.refs->end(), [&](const RefValue& r) {
-                return r.name.starts_with(dir) || r.name.starts_with(k_chain_prefix);
+                return r.name.starts_with(dir) || r.name == chain;
             });
+            told.saves_of_kind = saves_of_kind(*listing.refs);
         }
         result.saved = save_work(common, result.work, name, settings, told, early ? &*early : nullptr);
     } catch (const Error& e) {

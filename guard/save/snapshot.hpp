@@ -29,6 +29,10 @@ struct SaveOptions {
     // The decision's refs walk, under the tree's lock, found no save of this name: no
     // earlier save can hold the same work, so none is looked for.
     bool no_earlier_save = false;
+    // The larger of the two save ref counts (refs/heads/stranded/… and refs/stranded/…,
+    // chains not counted) the decision read already: while one more keeps both within
+    // guard.keepBranches, nothing can be due for folding and git is not asked. Unset: asked.
+    std::optional<std::size_t> saves_of_kind;
 };
 
 // A verified save.

@@ -48,7 +48,7 @@ printf 'lost differently\n' >"$R/a.txt"
 git -C "$R" checkout -q -- a.txt 2>/dev/null
 assert_eq 2 "$(count "$(saves "$R")")" "a different edit gets a save of its own"
 
-section "a clean tree: three git calls besides the command itself"
+section "a clean tree: two git calls besides the command itself"
 R=$TEST_ROOT/cost
 repo "$R"
 cat >"$TEST_ROOT/counting-git" <<EOS
@@ -64,7 +64,7 @@ for cmd in "checkout -- ." "reset --hard" "clean -fd"; do
     # shellcheck disable=SC2086
     (cd "$R" && GIT_GUARD_REAL_GIT=$TEST_ROOT/counting-git git $cmd >/dev/null 2>&1)
     calls=$(count "$(cat "$TEST_ROOT/calls")")
-    assert_eq 4 "$calls" "$cmd on a clean tree: guard.enabled, the log's common dir, one question, then git itself ($(tr '\n' ';' <"$TEST_ROOT/calls"))"
+    assert_eq 3 "$calls" "$cmd on a clean tree: the guard.* listing, one question, then git itself; no site asked ($(tr '\n' ';' <"$TEST_ROOT/calls"))"
 done
 assert_eq "" "$(saves "$R")" "nothing saved on the clean tree"
 

@@ -138,7 +138,7 @@ cd "$REPO" || exit 1
 handoff_of() {
     rm -f "$FAKE/handoff"
     git "$@" >/dev/null 2>&1
-    sed '/^--$/,$d' "$FAKE/handoff" 2>/dev/null | tail -n +2
+    sed '/^--$/,$d; /^--guard-config=/,$d' "$FAKE/handoff" 2>/dev/null | tail -n +2 # the parse, not the config listing
 }
 assert_eq "$REAL_GIT
 $REPO

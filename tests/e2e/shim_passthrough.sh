@@ -23,13 +23,17 @@ make_fake_install() {
     ln -s git-guard-shim "$dir/git"
     cat >"$dir/git-guard" <<EOF
 #!/bin/sh
-# \$0 = git --guard-call=1 <real git> <cwd> <G> <globals...> <W> <words...> -- <argv...>
+# \$0 = git --guard-call=1 <real git> <cwd> <G> <globals...> <W> <words...> [--guard-config=<C> <entries...>] -- <argv...>
 printf 'argv1=%s\n' "\$1" >>'$dir/parse'
 shift 3
 n=\$1; shift; printf 'globals=%s\n' "\$n" >>'$dir/parse'
 while [ "\$n" -gt 0 ]; do printf '  %s\n' "\$1" >>'$dir/parse'; shift; n=\$((n - 1)); done
 n=\$1; shift; printf 'words=%s\n' "\$n" >>'$dir/parse'
 while [ "\$n" -gt 0 ]; do printf '  %s\n' "\$1" >>'$dir/parse'; shift; n=\$((n - 1)); done
+case \$1 in --guard-config=*) # the front end's config listing: not the parse
+    n=\${1#--guard-config=}; shift
+    while [ "\$n" -gt 0 ]; do shift; n=\$((n - 1)); done ;;
+esac
 shift # --
 { printf '%s\n' "\$@"; printf 'REAL=%s\n--\n' "\$GIT_GUARD_REAL_GIT"; } >>'$dir/calls'
 exec "\$GIT_GUARD_REAL_GIT" "\$@"

@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# The shim path asks git once for each fact (issue 17): the front end's config listing is
+# the full binary's settings, HEAD and its branch come from one rev-parse, the read-back
+# gives the diffstat, the fold is asked only when one may be due. Where a fact read once
+# could be stale, the work must still be saved:
+#   - a removal where the tree's HEAD moves between git's worktree listing and the save
+#     (a commit made meanwhile, on a detached HEAD, is held by nothing else);
+#   - a removal of a tree whose branch is checked out in another tree too;
+#   - guard.enabled spelt as only git's typing reads it (`yes`, valueless), and
+#     guard.exclude, read from the front end's listing;
+#   - in-place saves beyond guard.keepBranches are still folded.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+R=$TEST_ROOT/repo
+make_clone repo
+git_real -C "$R" config guard.enabled true
+install_hook "$R"
+shim_on
+
+# A "real git" that, the first time it lists the worktrees, commits in $MOVE_TREE right
+# after git listed them: the listing then names the HEAD the tree had before.
+MOVER=$TEST_ROOT/moving-git
+cat >"$MOVER" <<EOF
+#!/usr/bin/env bash
+if [[ " \$* " == *" worktree list --porcelain -z "* && ! -e "$TEST_ROOT/.moved" ]]; then
+    "$REAL_GIT" "\$@" >"$TEST_ROOT/.listing"
+    rc=\$?
+    touch "$TEST_ROOT/.moved"
+    echo moved >"\$MOVE_TREE/moved.txt"
+    env -u GIT_INDEX_FILE -u GIT_COMMON_DIR -u GIT_DIR -u GIT_WORK_TREE \\
+        "$REAL_GIT" -C "\$MOVE_TREE" -c core.hooksPath=/dev/null add moved.txt
+    env -u GIT_INDEX_FILE -u GIT_COMMON_DIR -u GIT_DIR -u GIT_WORK_TREE \\
+        "$REAL_GIT" -C "\$MOVE_TREE" -c core.hooksPath=/dev/null commit -q -m "made meanwhile"
+    cat "$TEST_ROOT/.listing"
+    exit \$rc
+fi
+exec "$REAL_GIT" "\$@"
+EOF
+chmod +x "$MOVER"
+
+section "a removal where HEAD moves between the worktree listing and the save"
+T=$TEST_ROOT/moving
+git_real -C "$R" worktree add -q --detach "$T" main
+echo untracked >"$T/u.txt"
+run_cmd env GIT_GUARD_REAL_GIT="$MOVER" MOVE_TREE="$T" git -C "$R" worktree remove --force "$T"
+assert_eq 0 "$RC" "the removal succeeds: $ERR"
+assert_file_exists "$TEST_ROOT/.moved" "the moving git never listed the worktrees: the test did not move HEAD"
+SAVE=$(git_real -C "$R" for-each-ref --format='%(refname)' refs/heads/stranded/moving/)
+assert_ne "" "$SAVE" "the moving tree was saved"
+MOVED=$(git_real -C "$R" log --all --format=%H --grep="made meanwhile" | head -1)
+assert_ne "" "$MOVED" "the commit made meanwhile still exists"
+git_real -C "$R" merge-base --is-ancestor "$MOVED" "$SAVE" && ok=yes || ok=no
+assert_eq yes "$ok" "the commit made between the listing and the save was lost: the save does not reach it"
+assert_eq untracked "$(git_real -C "$R" show "$SAVE:u.txt" 2>/dev/null)" "the untracked file was lost"
+assert_eq moved "$(git_real -C "$R" show "$SAVE:moved.txt" 2>/dev/null)" "the file committed meanwhile was lost"
+
+section "a removal of a tree whose branch another tree has checked out too"
+A=$TEST_ROOT/first B=$TEST_ROOT/second
+git_real -C "$R" worktree add -q -b shared "$A" main
+git_real -C "$R" worktree add -q -f "$B" shared
+commit_file "$A" shared.txt "shared commit"
+echo "edit in first" >>"$A/a.txt"
+echo "edit in second" >>"$B/README"
+run_cmd git -C "$R" worktree remove --force "$A"
+assert_eq 0 "$RC" "the removal succeeds: $ERR"
+SAVE=$(git_real -C "$R" for-each-ref --format='%(refname)' refs/heads/stranded/first/)
+assert_ne "" "$SAVE" "the first tree's edit was not saved"
+assert_contains "$(git_real -C "$R" show "$SAVE:a.txt")" "edit in first" "the first tree's edit was lost"
+assert_eq "$(git_real -C "$R" rev-parse shared)" "$(git_real -C "$R" rev-parse "$SAVE^1")" \
+    "the save does not sit on the shared branch's tip"
+assert_contains "$(cat "$B/README")" "edit in second" "the other tree's edit was touched"
+assert_eq shared "$(git_real -C "$B" symbolic-ref --short HEAD)" "the other tree lost its branch"
+assert_eq "shared commit" "$(git_real -C "$R" show shared:shared.txt)" "the shared branch lost its commit"
+
+section "guard.enabled as only git's typing reads it, and guard.exclude, from the front end's listing"
+for spelling in yes valueless; do
+    if [ "$spelling" = valueless ]; then
+        git_real -C "$R" config --unset guard.enabled
+        printf '[guard]\n\tenabled\n' >>"$R/.git/config"
+    else
+        git_real -C "$R" config guard.enabled yes
+    fi
+    echo "in-place $spelling" >"$R/a.txt"
+    run_cmd git -C "$R" reset --hard
+    assert_eq 0 "$RC" "reset --hard runs: $ERR"
+    assert_contains "$ERR" "git-guard: saved" "guard.enabled=$spelling: the edit was destroyed unsaved"
+    NEWEST=$(git_real -C "$R" for-each-ref --sort=-refname --count=1 --format='%(refname)' refs/stranded/repo/)
+    assert_eq "in-place $spelling" "$(git_real -C "$R" show "$NEWEST:a.txt" 2>/dev/null)" \
+        "guard.enabled=$spelling: the saved edit is not the one destroyed"
+done
+git_real -C "$R" config guard.enabled false
+echo "not guarded" >"$R/a.txt"
+run_cmd git -C "$R" reset --hard
+assert_eq "" "$ERR" "guard.enabled=false: git's own stderr, nothing of ours"
+git_real -C "$R" config guard.enabled true
+git_real -C "$R" config guard.exclude 'scratch/'
+mkdir -p "$R/scratch"
+echo scratch >"$R/scratch/s.txt"
+git_real -C "$R" worktree add -q -b ex "$TEST_ROOT/ex" main
+mkdir -p "$TEST_ROOT/ex/scratch"
+echo scratch >"$TEST_ROOT/ex/scratch/s.txt"
+echo kept >"$TEST_ROOT/ex/kept.txt"
+run_cmd git -C "$R" worktree remove --force "$TEST_ROOT/ex"
+SAVE=$(git_real -C "$R" for-each-ref --format='%(refname)' refs/heads/stranded/ex/)
+assert_eq kept "$(git_real -C "$R" show "$SAVE:kept.txt" 2>/dev/null)" "the tree's work was lost"
+assert_eq "" "$(git_real -C "$R" ls-tree -r --name-only "$SAVE" -- scratch)" "guard.exclude was not read: scratch/ was saved"
+git_real -C "$R" config --unset guard.exclude
+rm -rf "$R/scratch"
+
+section "in-place saves beyond guard.keepBranches are still folded"
+git_real -C "$R" config guard.keepBranches 2
+for i in 1 2 3 4; do
+    echo "fold $i" >"$R/a.txt"
+    git -C "$R" reset -q --hard 2>/dev/null
+done
+LOOSE=$(git_real -C "$R" for-each-ref --format='%(refname)' refs/stranded/ | grep -vc '^refs/stranded/chain/' || true)
+assert_eq 2 "$LOOSE" "in-place saves beyond guard.keepBranches were not folded"
+for i in 1 2 3 4; do
+    blob=$(printf 'fold %s\n' "$i" | git_real hash-object --stdin)
+    git_real -C "$R" rev-list --objects --all | grep -q "^$blob" && ok=yes || ok=no
+    assert_eq yes "$ok" "in-place save $i was lost when the saves were folded"
+done
+
+finish

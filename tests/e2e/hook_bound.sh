@@ -45,11 +45,17 @@ no_hung_git() {
     rm -f "$TEST_ROOT/hung.pids"
 }
 
+# delete_hanging SUBCOMMAND BOUND BRANCH: branch -D BRANCH with guard.hookTimeout BOUND
+# while the hook's SUBCOMMAND hangs; it must return (timeout(1) exits 124 otherwise).
+delete_hanging() {
+    "$GIT" -C "$REPO" config guard.hookTimeout "$2"
+    run_cmd timeout 150 env GIT_GUARD_REAL_GIT="$WRAPPER" HANG_ON="$1" "$GIT" -C "$REPO" branch -D "$3"
+    assert_ne 124 "$RC" "branch -D returned: the hook's hanging $1 was stopped (it waited unbounded before)"
+}
+
 section "a git that hangs while the hook judges is stopped at guard.hookTimeout; the tip is saved unchecked"
 tip=$(unpushed "$REPO" judged)
-"$GIT" -C "$REPO" config guard.hookTimeout 2
-run_cmd timeout 120 env GIT_GUARD_REAL_GIT="$WRAPPER" HANG_ON=rev-list "$GIT" -C "$REPO" branch -D judged
-assert_ne 124 "$RC" "branch -D returned: the hook's hanging rev-list was stopped (it waited unbounded before)"
+delete_hanging rev-list 2 judged
 assert_eq 0 "$RC" "branch -D succeeds once its tip is saved unchecked"
 assert_contains "$ERR" "guard.hookTimeout (2s) passed" "stderr says the bound passed and the tip was kept unchecked"
 saved=$("$GIT" -C "$REPO" for-each-ref --format='%(objectname)' 'refs/heads/stranded/judged/')
@@ -58,9 +64,7 @@ no_hung_git "the hanging rev-list was killed with the hook's bound, not left run
 
 section "a git that hangs while the hook saves is stopped at the saves' bound; the deletion is refused"
 tip=$(unpushed "$REPO" saving)
-"$GIT" -C "$REPO" config guard.hookTimeout 1
-run_cmd timeout 150 env GIT_GUARD_REAL_GIT="$WRAPPER" HANG_ON=update-ref "$GIT" -C "$REPO" branch -D saving
-assert_ne 124 "$RC" "branch -D returned: the hook's hanging update-ref was stopped (it waited unbounded before)"
+delete_hanging update-ref 1 saving
 assert_ne 0 "$RC" "the deletion is refused when its save could not be written in time"
 assert_contains "$ERR" "guard.hookTimeout (1s) for the saves" "the refusal names the time bound that stopped the save"
 assert_eq "$tip" "$("$GIT" -C "$REPO" rev-parse -q --verify refs/heads/saving)" "branch saving still holds its unpushed commit: nothing lost"

@@ -103,10 +103,6 @@ static int already_judged(int reftable)
     return all;
 }
 
-// Whether scan() named an unreadable line on stderr: the full binary is then told, so
-// that git's stderr names it once (issue 17: one reader of the hook input).
-static int s_named_unreadable;
-
 // Counts the deletions and the updates not proven harmless. With `why`, names each as
 // unchecked; without, names the first unreadable line (and how many there were).
 static void scan(const char* why, int* deletions, int* updates)
@@ -121,7 +117,6 @@ static void scan(const char* why, int* deletions, int* updates)
         *deletions += kind == k_deletion;
         *updates += kind == k_update && judged;
         if (!why && kind == k_unreadable && unreadable++ == 0) {
-            s_named_unreadable = 1;
             fputs("git-guard: ignored a ref update git does not write: '", stderr);
             for (const char* c = line; c < at - 1 && c < line + 100; ++c)
                 fputs(*c >= 32 && *c < 127 ? (char[]){*c, 0} : "?", stderr);
@@ -162,8 +157,26 @@ static int needs_judging(int reftable)
     return updates > 0 || (deletions > 0 && !only_pruning() && !already_judged(reftable));
 }
 
-// A file holding the input, rewound before each child so that each reads all of it.
-static int input_file(void)
+// Hands the repository's git dir and common dir, found already, to the full binary
+// (absolute), so that it need not ask git again (issue 17: one reader per fact).
+static void hand_dirs(void)
+{
+    char git_dir[k_path_max], common[k_path_max];
+    if (find_dirs() && realpath(repo_git_dir(), git_dir) && realpath(repo_common(), common)) {
+        setenv("GIT_GUARD_HOOK_GIT_DIR", git_dir, 1);
+        setenv("GIT_GUARD_HOOK_COMMON_DIR", common, 1);
+    }
+}
+
+// The chained hook sees git's environment, without what we hand the full binary.
+static void unhand_dirs(void)
+{
+    unsetenv("GIT_GUARD_HOOK_GIT_DIR");
+    unsetenv("GIT_GUARD_HOOK_COMMON_DIR");
+}
+
+// A file holding `size` bytes at `text`, rewound before each child so that each reads all of it.
+static int input_file(const char* text, size_t size)
 {
     int fd = memfd_create("git-guard-input", MFD_CLOEXEC);
     if (fd < 0) {
@@ -172,9 +185,8 @@ static int input_file(void)
     }
     if (fd < 0)
         return -1;
-    size_t size = (size_t)(input_end() - input_begin());
     for (size_t done = 0; done < size;) {
-        ssize_t n = write(fd, input_begin() + done, size - done);
+        ssize_t n = write(fd, text + done, size - done);
         if (n < 0 && errno != EINTR) {
             close(fd);
             return -1;
@@ -233,17 +245,25 @@ int main(int argc, char** argv)
         scan(why, &deletions, &updates);
         return 1;
     }
-    int input = input_file();
-    char* ours[] = {full, (char*)"hook", (char*)"reference-transaction", (char*)state,
-                    s_named_unreadable ? (char*)"--unreadable-named" : NULL, NULL};
-    if (guarded && !has_chained && input >= 0 && lseek(input, 0, SEEK_SET) == 0) {
+    // The full binary gets our classification of git's lines (lines.h), never the raw
+    // input to parse again (issue 17: one parser); the chained hook gets git's input.
+    size_t classified_size = 0;
+    char* classified = guarded ? classified_input(&classified_size) : NULL;
+    int ours_input = classified ? input_file(classified, classified_size) : -1;
+    free(classified);
+    int input = has_chained ? input_file(input_begin(), (size_t)(input_end() - input_begin())) : -1;
+    if (guarded)
+        hand_dirs();
+    char* ours[] = {full, (char*)"hook", (char*)"reference-transaction", (char*)state, (char*)"--classified", NULL};
+    if (guarded && !has_chained && ours_input >= 0 && lseek(ours_input, 0, SEEK_SET) == 0) {
         // Nothing runs after it: become it, so that whoever kills the hook kills it.
-        dup2(input, 0);
+        dup2(ours_input, 0);
         execv(full, ours);
         fprintf(stderr, "git-guard: cannot run %s: %s\n", full, strerror(errno));
         return 1;
     }
-    int status = guarded ? run_tied(ours, input) : 0;
+    int status = guarded ? run_tied(ours, ours_input) : 0;
+    unhand_dirs();
     char* theirs[] = {chained, (char*)state, NULL};
     int chained_status = has_chained ? run_tied(theirs, input) : 0;
     return status ? status : chained_status;

@@ -17,9 +17,19 @@ enum { k_small_input = 65536 };
 static char s_small[k_small_input];
 static char* s_input = s_small;
 static size_t s_size;
+static int s_grown; // s_input is a buffer read_input allocated
 
 const char* input_begin(void) { return s_input; }
 const char* input_end(void) { return s_input + s_size; }
+
+void use_input(const char* text, size_t size)
+{
+    if (s_grown)
+        free(s_input);
+    s_grown = 0;
+    s_input = text ? (char*)text : s_small;
+    s_size = text ? size : 0;
+}
 
 // Reads all of stdin (a closed stdin is empty). A transaction can name thousands of
 // refs, so the buffer grows. Returns 0, or -1 with errno set when input was lost.
@@ -32,9 +42,10 @@ int read_input(void)
             if (!bigger)
                 return -1;
             memcpy(bigger, s_input, s_size);
-            if (s_input != s_small)
+            if (s_grown)
                 free(s_input);
             s_input = bigger;
+            s_grown = 1;
             capacity *= 2;
         }
         ssize_t n = read(0, s_input + s_size, capacity - s_size);
@@ -76,6 +87,7 @@ static char s_common[k_path_max], s_git_dir[k_path_max];
 static int s_dirs_found; // 0: not looked yet, 1: found, -1: not found
 
 const char* repo_common(void) { return s_common; }
+const char* repo_git_dir(void) { return s_git_dir; }
 
 int find_dirs(void)
 {
@@ -185,3 +197,54 @@ int harmless_update(const struct ref_line* l)
     return memcmp(old, l->new_id, l->new_length) == 0 || reaches(s_common, l->new_id, old, l->new_length, 64);
 }
 
+
+// Appends `n` bytes at `text` to the growing buffer `*buf` (`*size` used, `*room` held).
+static int append(char** buf, size_t* size, size_t* room, const char* text, size_t n)
+{
+    if (*size + n + 1 > *room) {
+        size_t bigger = (*room ? *room * 2 : 65536);
+        while (bigger < *size + n + 1)
+            bigger *= 2;
+        char* grown = realloc(*buf, bigger);
+        if (!grown)
+            return -1;
+        *buf = grown;
+        *room = bigger;
+    }
+    memcpy(*buf + *size, text, n);
+    *size += n;
+    return 0;
+}
+
+char* classified_input(size_t* size)
+{
+    char* buf = NULL;
+    size_t room = 0;
+    int failed = 0;
+    *size = 0;
+    for (const char* at = input_begin(); at < input_end() && !failed;) {
+        const char* line = at;
+        struct ref_line l = {0};
+        enum line_kind kind = next_line(&at, &l);
+        char head[2] = {kind == k_deletion ? 'D' : kind == k_update ? (harmless_update(&l) ? 'H' : 'U') : 'O', ' '};
+        if (kind == k_unreadable) {
+            // Only its first 100 bytes, printable: it is named, never read as a ref.
+            failed = append(&buf, size, &room, "X ", 2);
+            for (const char* c = line; !failed && c < at - 1 && c < line + 100; ++c)
+                failed = append(&buf, size, &room, *c >= 32 && *c < 127 ? c : "?", 1);
+            failed = failed || append(&buf, size, &room, "\n", 1);
+            continue;
+        }
+        if (!l.ref) // no `<old> <new> <ref>` at all, naming no branch: not git's
+            continue;
+        // The line as git wrote it: its three fields are contiguous, ending at the newline.
+        size_t length = (size_t)(l.ref + l.ref_length - line);
+        failed = append(&buf, size, &room, head, 2) || append(&buf, size, &room, line, length) ||
+                 append(&buf, size, &room, "\n", 1);
+    }
+    if (failed) {
+        free(buf);
+        return NULL;
+    }
+    return buf ? buf : calloc(1, 1);
+}

@@ -53,7 +53,8 @@ int common_dir(char* out, size_t size)
     if (f && fgets(rel, sizeof rel, f)) {
         rel[strcspn(rel, "\n")] = '\0';
         fclose(f);
-        return snprintf(out, size, rel[0] == '/' ? "%2$s" : "%1$s/%2$s", dir, rel) < (int)size ? 0 : -1;
+        int n = rel[0] == '/' ? snprintf(out, size, "%s", rel) : snprintf(out, size, "%s/%s", dir, rel);
+        return n < (int)size ? 0 : -1;
     }
     if (f)
         fclose(f);

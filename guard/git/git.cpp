@@ -3,19 +3,8 @@
 #include "guard/base/error.hpp"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <map>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 #include <cstdlib>
 #include <fstream>
-
-extern char** environ;
 
 namespace fs = std::filesystem;
 
@@ -77,7 +66,7 @@ bool is_oid(const std::string& text)
 }
 
 Git::Git(fs::path git_dir, fs::path work_tree)
-    : m_git_dir(std::move(git_dir)), m_work_tree(std::move(work_tree)), m_git(find_real_git())
+    : m_git_dir(std::move(git_dir)), m_work_tree(std::move(work_tree)), m_git(real_git())
 {
     std::string s = m_git_dir.string();
     while (s.size() > 1 && s.back() == '/')
@@ -151,130 +140,12 @@ RunResult Git::run(const std::vector<std::string>& args, const std::string& inpu
     return guard::run(argv, options);
 }
 
-namespace {
-
-std::string drain(int fd)
-{
-    std::string text;
-    if (fd < 0)
-        return text;
-    // Read in place, sized once: a 100,000-entry index listing is 7 MB, and growing a
-    // string chunk by chunk copies it over and over.
-    struct stat st {};
-    size_t size = ::fstat(fd, &st) == 0 && st.st_size > 0 ? static_cast<size_t>(st.st_size) : 0;
-    text.resize(size);
-    size_t got = 0;
-    for (ssize_t n; got < size && (n = ::pread(fd, text.data() + got, size - got, static_cast<off_t>(got))) > 0;)
-        got += static_cast<size_t>(n);
-    text.resize(got);
-    ::close(fd);
-    return text;
-}
-
-// An anonymous file for a job's output. Memory first (memfd): git's answer must land
-// here or nowhere, whatever /tmp is (read-only, full, missing); then an unnamed file in
-// $TMPDIR or /tmp. -1, with `why` said, when there is none: the job does not start.
-int output_file(std::string& why)
-{
-    int fd = ::memfd_create("git-guard-job", MFD_CLOEXEC);
-    if (fd >= 0)
-        return fd;
-    why = std::string("no memory file (") + std::strerror(errno) + ")";
-    std::vector<std::string> dirs{"/tmp"};
-    if (const char* tmpdir = std::getenv("TMPDIR"); tmpdir && *tmpdir && std::string(tmpdir) != "/tmp")
-        dirs.insert(dirs.begin(), tmpdir);
-    for (const auto& dir : dirs) {
-        fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-        if (fd >= 0)
-            return fd;
-        why += ", no file in " + dir + " (" + std::strerror(errno) + ")";
-    }
-    return -1;
-}
-
-} // namespace
-
-// posix_spawn, not fork: the environment and the working directory are handed to
-// the child whole, so nothing runs between fork and exec.
+// In the background, through the one runner: the job's output lands in anonymous files.
 Git::Job Git::start(const std::vector<std::string>& args) const
 {
     RunOptions options;
     std::vector<std::string> argv = command(args, options);
-    std::map<std::string, std::string> env;
-    for (char** e = environ; *e; ++e) {
-        std::string entry = *e;
-        auto eq = entry.find('=');
-        if (eq != std::string::npos)
-            env[entry.substr(0, eq)] = entry.substr(eq + 1);
-    }
-    for (const auto& [key, value] : options.env)
-        env[key] = value;
-    std::vector<std::string> flat;
-    for (const auto& [key, value] : env)
-        flat.push_back(key + "=" + value);
-    std::vector<char*> envp, cargv;
-    for (auto& e : flat)
-        envp.push_back(e.data());
-    envp.push_back(nullptr);
-    for (auto& a : argv)
-        cargv.push_back(a.data());
-    cargv.push_back(nullptr);
-    Job job;
-    std::string why;
-    job.m_out = output_file(why);
-    job.m_err = job.m_out < 0 ? -1 : output_file(why);
-    if (job.m_out < 0 || job.m_err < 0) { // git would answer on our own stdout: not at all
-        job.m_why = "git " + (args.empty() ? std::string() : args.front()) +
-                    " could not be started: nowhere to keep its output: " + why;
-        return job;
-    }
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_adddup2(&actions, job.m_out, 1);
-    posix_spawn_file_actions_adddup2(&actions, job.m_err, 2);
-    posix_spawn_file_actions_addchdir_np(&actions, options.cwd.c_str());
-    pid_t pid = -1;
-    int rc = ::posix_spawnp(&pid, cargv[0], &actions, nullptr, cargv.data(), envp.data());
-    posix_spawn_file_actions_destroy(&actions);
-    job.m_pid = rc == 0 ? pid : -1;
-    if (rc != 0)
-        job.m_why = "git " + (args.empty() ? std::string() : args.front()) + " could not be started: " +
-                    std::strerror(rc);
-    return job;
-}
-
-Git::Job::Job(Job&& other) noexcept
-    : m_pid(other.m_pid), m_out(other.m_out), m_err(other.m_err), m_why(std::move(other.m_why))
-{
-    other.m_pid = other.m_out = other.m_err = -1;
-}
-
-Git::Job::~Job()
-{
-    if (m_pid > 0)
-        wait();
-    for (int fd : {m_out, m_err})
-        if (fd >= 0)
-            ::close(fd);
-}
-
-RunResult Git::Job::wait()
-{
-    RunResult result;
-    if (m_pid <= 0) {
-        result.err = m_why.empty() ? "git could not be started" : m_why;
-        return result;
-    }
-    int status = 0;
-    while (::waitpid(m_pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    m_pid = -1;
-    result.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    result.out = drain(m_out);
-    result.err = drain(m_err);
-    m_out = m_err = -1;
-    return result;
+    return guard::start(argv, options);
 }
 
 std::string Git::out(const std::vector<std::string>& args, const std::string& what,

@@ -28,25 +28,9 @@ public:
 
     RunResult run(const std::vector<std::string>& args, const std::string& input = "") const;
 
-    // A git started in the background (no input), its output gathered in
-    // anonymous files, so one inspection can overlap two of git's walks.
-    class Job {
-    public:
-        Job() = default;
-        Job(Job&& other) noexcept;
-        Job& operator=(Job&&) = delete;
-        Job(const Job&) = delete;
-        Job& operator=(const Job&) = delete;
-        ~Job();
-        RunResult wait(); // once; later calls return an empty failure
-
-    private:
-        friend class Git;
-        int m_pid = -1;
-        int m_out = -1;
-        int m_err = -1;
-        std::string m_why; // why it did not start
-    };
+    // A git started in the background (no input), so one inspection can overlap two of
+    // git's walks (process.hpp, Job).
+    using Job = guard::Job;
     Job start(const std::vector<std::string>& args) const;
     // Standard output; throws Error naming `what` and git's message on failure.
     std::string out(const std::vector<std::string>& args, const std::string& what,

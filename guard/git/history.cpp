@@ -15,6 +15,8 @@ namespace guard {
 namespace {
 
 constexpr const char* k_format = "--format=%(objectname) %(refname) %(symref)";
+// The main listing also names each branch's upstream, for the published check.
+constexpr const char* k_main_format = "--format=%(objectname) %(refname) %(symref) %(upstream)";
 
 bool is_per_worktree(std::string_view ref)
 {
@@ -23,12 +25,17 @@ bool is_per_worktree(std::string_view ref)
 }
 
 void parse_refs(const std::string& out, const std::string& tree, bool per_worktree_only,
-                std::vector<RefValue>& refs)
+                std::vector<RefValue>& refs, RefListing* listing = nullptr)
 {
     for (const auto& line : split(out, '\n')) {
         auto fields = split(line, ' ');
-        if (fields.size() != 2 || !is_oid(fields[0]))
-            continue; // a third field: a symbolic ref, which holds nothing
+        bool symbolic = fields.size() > 2 && !fields[2].empty();
+        if (listing && fields.size() > 1 && fields[1].starts_with("refs/remotes/"))
+            listing->remotes.push_back(fields[1]);
+        if (listing && fields.size() > 3 && fields[1].starts_with("refs/heads/") && !fields[3].empty())
+            listing->upstreams[fields[1].substr(11)] = fields[3];
+        if (fields.size() < 2 || symbolic || !is_oid(fields[0]))
+            continue; // a symbolic ref holds nothing
         bool own = is_per_worktree(fields[1]);
         if (per_worktree_only && !own)
             continue;
@@ -61,12 +68,12 @@ bool may_hold_own_refs(const fs::path& admin)
 
 } // namespace
 
-std::vector<RefValue> list_refs(const fs::path& common, const std::vector<Worktree>& trees)
+std::vector<RefValue> list_refs(const fs::path& common, const std::vector<Worktree>& trees, RefListing* listing)
 {
     std::vector<RefValue> refs;
     std::string main_dir = common.string();
-    parse_refs(Git(common).out({"for-each-ref", k_format}, "list the refs of " + main_dir), main_dir,
-               false, refs);
+    parse_refs(Git(common).out({"for-each-ref", listing ? k_main_format : k_format}, "list the refs of " + main_dir),
+               main_dir, false, refs, listing);
     for (const auto& tree : trees) {
         std::string dir = tree.git_dir.string();
         if (!tree.is_main) {
@@ -145,6 +152,13 @@ PublishedCheck::~PublishedCheck()
     std::error_code ec;
     if (!m_scratch.empty())
         fs::remove_all(m_scratch, ec);
+}
+
+void PublishedCheck::seed(RefListing listing)
+{
+    m_listed = true;
+    m_remotes = std::move(listing.remotes);
+    m_upstreams = std::move(listing.upstreams);
 }
 
 std::vector<std::string> PublishedCheck::candidates(const std::string& branch)
@@ -252,8 +266,11 @@ std::set<std::string> missing_objects(const Git& git, const std::vector<BranchVe
 {
     std::string input;
     for (const auto& v : verdicts)
-        input += v.deletion.old_oid + "\n";
+        if (!v.deletion.present)
+            input += v.deletion.old_oid + "\n";
     std::set<std::string> missing;
+    if (input.empty())
+        return missing; // git named every tip's type already: all present
     RunResult r = git.run({"cat-file", "--batch-check=%(objectname) %(objecttype)"}, input);
     if (r.status != 0)
         return missing; // cannot tell: judge them all
@@ -304,8 +321,11 @@ std::vector<BranchVerdict> judge_deletions(const fs::path& git_dir, const RefTra
         }
     }
     std::vector<RefValue> refs;
+    RefListing listing;
+    bool listed = false;
     try {
-        refs = list_refs(common, list_worktrees(common));
+        refs = list_refs(common, list_worktrees(common), &listing);
+        listed = true;
         auto unique = unique_commits(git, tips, holders(refs, tx, absolute_path(git_dir).string()));
         for (auto& v : verdicts)
             if (!v.commits.empty())
@@ -315,6 +335,8 @@ std::vector<BranchVerdict> judge_deletions(const fs::path& git_dir, const RefTra
         spdlog::warn("cannot walk the deleted branches, saving them all: {}", e.what());
     }
     PublishedCheck published(common, settings);
+    if (listed)
+        published.seed(std::move(listing));
     for (auto& v : verdicts) {
         if (v.commits.empty())
             continue;

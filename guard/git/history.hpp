@@ -27,8 +27,14 @@ struct RefValue {
 // worktree's per-worktree refs and detached HEAD (read through that tree's own
 // git dir, so the tree's directory need not exist). Throws Error when git
 // cannot list them.
+// With `listing`, the same walk also fills it for PublishedCheck::seed: one
+// `for-each-ref` for the holders and the candidates both.
+struct RefListing {
+    std::vector<std::string> remotes;               // refs/remotes/*, symbolic ones too
+    std::map<std::string, std::string> upstreams;   // branch -> its upstream
+};
 std::vector<RefValue> list_refs(const std::filesystem::path& common,
-                                const std::vector<Worktree>& trees);
+                                const std::vector<Worktree>& trees, RefListing* listing = nullptr);
 
 // The commits reachable from each of `tips` and from none of `hide`, in one
 // `rev-list` walk (git resolves shallow clones, grafts and replacements). A tip
@@ -54,6 +60,8 @@ public:
     bool contained(const std::string& tip, const std::string& u) { return merges_cleanly(tip, u); }
     // The candidates U for a tip that came from `branch`, in the order operator() tries them.
     std::vector<std::string> candidates(const std::string& branch);
+    // The remotes and upstreams candidates() would list, listed already (list_refs).
+    void seed(RefListing listing);
     // `git merge-tree --write-tree --stdin --name-only --no-messages` of `lines` ("<U> <tip>"
     // a line), run as merges_cleanly runs one merge; nullopt when it cannot be run.
     std::optional<RunResult> merge_all(const std::string& lines);
@@ -76,6 +84,7 @@ struct Deletion {
     std::string ref;       // refs/heads/x (or HEAD, detached)
     std::string old_oid;   // hex tip
     std::string new_value; // "" for a deletion; a move's new id, or `ref:<target>` (2.46+)
+    bool present = false;  // git already said `old_oid`'s object exists (the hook read its type)
 };
 struct RefTransaction {
     std::vector<Deletion> deletions;         // the branch (and save) deletions to judge

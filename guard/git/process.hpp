@@ -1,10 +1,18 @@
 #pragma once
 
+// The one door to child processes (STYLE.md, "One door to child processes"): every child
+// is an argv vector, never a shell; it dies with us (PR_SET_PDEATHSIG, LESSONS 18); a
+// time bound and running in the background are options of the same runner.
+
+#include <chrono>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace guard {
+
+using TimePoint = std::chrono::steady_clock::time_point;
 
 struct RunOptions {
     std::string cwd;                                          // empty: inherit
@@ -12,6 +20,7 @@ struct RunOptions {
     std::vector<std::pair<std::string, std::string>> env;     // added or replaced
     bool capture = true;                                      // false: child shares our stdout/stderr
     int timeout_ms = 0;  // > 0: past it the child's whole process group is killed (SIGKILL)
+    std::optional<TimePoint> deadline; // the same, as a point in time (the earlier of both holds)
     bool judged = false; // the child is a git call the shim has judged: its own steps are
                          // marked as the front end marks them (GIT_GUARD_HANDLED)
 };
@@ -19,12 +28,34 @@ struct RunOptions {
 struct RunResult {
     int status = -1; // exit code, or 128 + signal
     std::string out;
-    std::string err;
-    bool timed_out = false; // killed at RunOptions::timeout_ms
+    std::string err; // when killed at a bound, names the bound
+    bool timed_out = false; // killed at its deadline (RunOptions, or a ChildBound)
 };
 
 // Runs `argv` (argv[0] is a path or a name looked up on PATH) without a shell and waits.
 RunResult run(const std::vector<std::string>& argv, const RunOptions& options = {});
+
+// A child started in the background (stdin /dev/null, `input` is not fed), its output
+// gathered in anonymous files, so that one inspection can overlap two of git's walks.
+class Job {
+public:
+    Job() = default;
+    Job(Job&& other) noexcept;
+    Job& operator=(Job&&) = delete;
+    Job(const Job&) = delete;
+    Job& operator=(const Job&) = delete;
+    ~Job();
+    RunResult wait(); // once, killed at its deadline; later calls return an empty failure
+
+private:
+    friend Job start(const std::vector<std::string>& argv, const RunOptions& options);
+    int m_pid = -1;
+    int m_out = -1;
+    int m_err = -1;
+    std::optional<TimePoint> m_deadline;
+    std::string m_why; // why it did not start
+};
+Job start(const std::vector<std::string>& argv, const RunOptions& options = {});
 
 // Replaces this process with `argv`; throws Error only when exec fails.
 [[noreturn]] void exec(const std::vector<std::string>& argv);
@@ -32,6 +63,9 @@ RunResult run(const std::vector<std::string>& argv, const RunOptions& options = 
 // The real git: $GIT_GUARD_REAL_GIT, else the first `git` on PATH that is not the
 // shim (compared by file identity with the shim next to this binary). Throws when none.
 std::string find_real_git();
+
+// find_real_git(), found once per run: every git the run starts is the same one.
+const std::string& real_git();
 
 // The absolute path of the running executable.
 std::string self_path();

@@ -5,16 +5,16 @@
 // §0.6, §4.2: an old value the transaction leaves on no ref), bounded by guard.hookTimeout.
 #include "guard/modes/hook.hpp"
 
-#include "guard/git/bounded.hpp"
-#include "guard/modes/keep.hpp"
-#include "guard/git/history.hpp"
-#include "guard/modes/transaction.hpp"
 #include "guard/base/error.hpp"
 #include "guard/base/lock.hpp"
 #include "guard/base/log.hpp"
-#include "guard/git/process.hpp"
+#include "guard/git/bounded.hpp"
+#include "guard/git/child.hpp"
+#include "guard/git/history.hpp"
+#include "guard/modes/hook_caller.hpp"
+#include "guard/modes/keep.hpp"
+#include "guard/modes/transaction.hpp"
 #include "guard/save/report.hpp"
-#include "guard/modes/shim.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -24,6 +24,7 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -34,122 +35,14 @@ namespace guard {
 
 namespace {
 
-std::vector<std::string> command_line(long pid)
-{
-    std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline");
-    std::string cmd((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    std::vector<std::string> argv;
-    for (size_t i = 0; i < cmd.size();) {
-        size_t end = cmd.find('\0', i);
-        argv.push_back(cmd.substr(i, end - i));
-        i = end == std::string::npos ? cmd.size() : end + 1;
-    }
-    return argv;
-}
-
-// The git that runs this hook: our parent, or the parent of the static front end
-// (git-guard-hook, or its link reference-transaction) when it did not exec us.
-std::vector<std::string> git_command_line()
-{
-    long pid = ::getppid();
-    auto argv = command_line(pid);
-    std::string name = argv.empty() ? "" : fs::path(argv[0]).filename().string();
-    if (name == "git-guard-hook" || name == "reference-transaction") {
-        std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-        std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
-        std::istringstream rest(text.substr(text.rfind(')') + 1));
-        std::string state;
-        rest >> state >> pid;
-        argv = command_line(pid);
-    }
-    return argv;
-}
-
-// `git [options] branch -m|-M|--move [<old>] <new>` deleting `ref`, which is not
-// <new>: the rename's own deletion of the old name. The deletion of <new> itself
-// (`-M` over an existing branch) is a real loss and is guarded.
-bool runs_branch_move(const std::vector<std::string>& argv, const std::string& ref)
-{
-    size_t i = subcommand_index(argv);
-    if (i >= argv.size() || argv[i] != "branch")
-        return false;
-    bool move = false;
-    std::string last;
-    for (++i; i < argv.size(); ++i) {
-        if (argv[i] == "-m" || argv[i] == "-M" || argv[i] == "--move")
-            move = true;
-        else if (!argv[i].starts_with("-"))
-            last = argv[i];
-    }
-    return move && !last.empty() && ref != "refs/heads/" + last;
-}
-
-// `git branch -m` (2.39 and 2.55) shows the hook only the old name's deletion. git has
-// parked the old name's reflog at logs/refs/.tmp-renamed-log for the rename's
-// duration (a stale one, left by a crash, still lies next to the ref's own reflog
-// or ends at another tip); without a reflog, git's command line says it.
-bool is_rename(const fs::path& common, const std::string& ref, const std::string& tip)
-{
-    std::error_code ec;
-    std::ifstream parked(common / "logs" / "refs" / ".tmp-renamed-log");
-    std::string line, last;
-    while (std::getline(parked, line))
-        if (!line.empty())
-            last = line;
-    size_t id = tip.size();
-    if (last.size() > 2 * id && !fs::exists(common / "logs" / ref, ec) && last.substr(id + 1, id) == tip)
-        return true;
-    return runs_branch_move(git_command_line(), ref);
-}
-
-// git's pid and start time: our parent, or the front end's parent when it forked us.
-std::string git_identity()
-{
-    auto stat_of = [](long pid) {
-        std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-        std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-        std::istringstream rest(text.substr(text.rfind(')') + 2));
-        std::vector<std::string> fields{std::istream_iterator<std::string>(rest), {}};
-        return fields; // fields[0] is field 3 (state)
-    };
-    long pid = ::getppid();
-    auto name = command_line(pid);
-    if (!name.empty() && (fs::path(name[0]).filename() == "git-guard-hook" ||
-                          fs::path(name[0]).filename() == "reference-transaction")) {
-        auto f = stat_of(pid);
-        pid = f.size() > 1 ? std::stol(f[1]) : 0;
-    }
-    auto f = stat_of(pid);
-    return f.size() > 19 ? std::to_string(pid) + " " + f[19] : "";
-}
-
-// Tells the front end what this git process already had judged (see already_judged
-// in front/hook.c): git 2.39 runs the hook again for each loose ref of a branch -D.
-// Written whole, then renamed: a killed run leaves at most a stray temporary file.
-void record_judged(const fs::path& common, const RefTransaction& tx)
-{
-    std::string who = git_identity();
-    if (who.empty())
-        return;
-    std::error_code ec;
-    fs::create_directories(common / "guard", ec);
-    fs::path tmp = common / "guard" / ("hook-judged." + std::to_string(::getpid()) + ".tmp");
-    {
-        std::ofstream out(tmp, std::ios::trunc);
-        out << who << "\n";
-        for (const auto& d : tx.deletions)
-            out << d.old_oid << " " << d.ref << "\n";
-        if (!out)
-            return;
-    }
-    fs::rename(tmp, common / "guard" / "hook-judged", ec);
-    if (ec)
-        fs::remove(tmp, ec);
-}
-
 // The repository git runs the hook for: its git dir and common dir.
 std::pair<fs::path, fs::path> repository_dirs()
 {
+    // The front end found both already (front/hook.c, hand_dirs): only run alone do we ask.
+    const char* handed_git_dir = std::getenv("GIT_GUARD_HOOK_GIT_DIR");
+    const char* handed_common = std::getenv("GIT_GUARD_HOOK_COMMON_DIR");
+    if (handed_git_dir && *handed_git_dir && handed_common && *handed_common)
+        return {handed_git_dir, handed_common};
     // git runs a hook in the tree root (the git dir when bare): ask git from there.
     auto plain = run_git_bounded({}, {"rev-parse", "--absolute-git-dir", "--git-common-dir"}, "",
                                  Clock::now() + std::chrono::seconds(30));
@@ -193,7 +86,7 @@ void prepare(const fs::path& git_dir, const fs::path& common, RefTransaction& tx
             names += d.ref + "\n";
     std::istringstream resolved;
     if (!names.empty()) {
-        auto r = run_git_bounded(git_dir, {"cat-file", "--batch-check=%(objectname) %(rest)"}, names,
+        auto r = run_git_bounded(git_dir, {"cat-file", "--batch-check=%(objectname) %(objecttype)"}, names,
                                  Clock::now() + std::chrono::seconds(30));
         // Fail closed (§0.3): a tip we cannot read is no "nothing there".
         if (!r || r->status != 0)
@@ -203,9 +96,12 @@ void prepare(const fs::path& git_dir, const fs::path& common, RefTransaction& tx
     std::vector<Deletion> kept;
     for (auto& d : tx.deletions) {
         std::string line;
-        // cat-file answers "<oid> " or "<ref> missing", in input order.
-        if (d.old_oid.empty() && std::getline(resolved, line) && is_id_hex(line.substr(0, line.find(' '))))
+        // cat-file answers "<oid> <type>" or "<ref> missing", in input order: a type read
+        // is the object's presence, which the judgement then need not ask again.
+        if (d.old_oid.empty() && std::getline(resolved, line) && is_id_hex(line.substr(0, line.find(' ')))) {
             d.old_oid = line.substr(0, line.find(' '));
+            d.present = !line.ends_with(" missing");
+        }
         bool deletion = d.new_value.empty();
         if (d.old_oid.empty() || d.old_oid == d.new_value ||
             (deletion && !is_save_ref(d.ref) && d.ref.starts_with("refs/heads/") && is_rename(common, d.ref, d.old_oid)))
@@ -239,7 +135,14 @@ int guard_transaction(const fs::path& git_dir, const fs::path& common, Input& in
     if (in.tx.deletions.empty())
         return 0;
     auto deadline = Clock::now() + h.timeout;
-    auto verdicts = judge_deletions(git_dir, in.tx, h.settings, deadline);
+    std::string bound = "guard.hookTimeout (" + std::to_string(h.timeout.count()) + "s)";
+    std::vector<BranchVerdict> verdicts;
+    {
+        // Every git the judgement starts stops at the bound: a walk cut off proves nothing
+        // published, so its tips are saved unchecked (history.hpp).
+        ChildBound judging(deadline, bound);
+        verdicts = judge_deletions(git_dir, in.tx, h.settings, deadline);
+    }
     size_t unchecked = 0;
     std::vector<const BranchVerdict*> kept;
     for (const auto& v : verdicts) {
@@ -254,14 +157,25 @@ int guard_transaction(const fs::path& git_dir, const fs::path& common, Input& in
     // process holding a thousand file locks pays for each new one (PathLock scans its fds).
     std::sort(kept.begin(), kept.end(), [](auto* a, auto* b) { return a->deletion.ref < b->deletion.ref; });
     bool ok = true;
+    // The saves get as long again, at least 30 s: a git that hangs there is stopped and the
+    // transaction refused, naming the bound. A bundle keeps its own, longer bound (keep.cpp).
+    Bundle bundle = h.mirror || h.refs_locked ? Bundle::yes : Bundle::no;
+    std::optional<ChildBound> saving;
+    auto save_deadline = Clock::now() + std::max(h.timeout, std::chrono::seconds(30));
+    if (bundle == Bundle::no)
+        saving.emplace(save_deadline, bound + " for the saves");
     for (size_t at = 0; at < kept.size(); at += k_lock_batch) {
         std::vector<const BranchVerdict*> batch(kept.begin() + static_cast<long>(at),
                                                 kept.begin() + static_cast<long>(std::min(kept.size(), at + k_lock_batch)));
         std::vector<PathLock> locks = lock_refs(common, batch, h.settings.lock_timeout);
-        ok = keep_verdicts(git_dir, common, batch, h.mirror || h.refs_locked ? Bundle::yes : Bundle::no) && ok;
+        ok = keep_verdicts(git_dir, common, batch, bundle) && ok;
     }
     if (ok)
         record_judged(common, in.tx);
+    else if (saving && Clock::now() >= save_deadline)
+        std::fprintf(stderr, "git-guard: the saves were stopped at their time bound, %s for the saves: git did not "
+                             "answer in time (a git that hangs? raise guard.hookTimeout to wait longer)\n",
+                     bound.c_str());
     if (unchecked && Clock::now() >= deadline)
         std::fprintf(stderr, "git-guard: guard.hookTimeout (%llds) passed: kept %zu tip(s) without "
                              "checking whether they are published\n",
@@ -310,13 +224,14 @@ int run_hook(const std::vector<std::string>& args)
         (args[1] != "prepared" && args[1] != "preparing"))
         return 0;
     std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
-    Input in = parse_input(text);
-    // git cannot be deleting a ref it cannot name: such lines are named and ignored, once:
-    // the front end says when it named them already.
-    bool named = args.size() > 2 && args[2] == "--unreadable-named";
-    if (!in.unreadable.empty() && !named)
+    // The front end hands its classification of git's lines over, having named the
+    // unreadable ones on git's stderr (front/hook.c); run alone, we classify with its code.
+    bool classified = std::find(args.begin() + 2, args.end(), "--classified") != args.end();
+    Input in = classified ? read_classified(text) : parse_input(text);
+    // git cannot be deleting a ref it cannot name: such lines are named and ignored, once.
+    if (!in.unreadable.empty() && !classified)
         std::fprintf(stderr, "git-guard: ignored %zu ref update line(s) git does not write, the first: %s\n",
-                     in.unreadable.size(), shell_quote(in.unreadable[0].substr(0, 100)).c_str());
+                     in.unreadable.size(), shell_quote(in.unreadable[0]).c_str());
     if (in.tx.deletions.empty())
         return 0;
     try {

@@ -1,6 +1,10 @@
 // Reading git's hook input and the hook's settings.
 #include "guard/modes/transaction.hpp"
 
+#include "guard/base/error.hpp"
+#include "guard/front/lines.h"
+
+#include <cstdlib>
 #include <optional>
 #include <string>
 
@@ -21,11 +25,6 @@ bool is_zero(const std::string& v)
     return is_id(v) && v.find_first_not_of('0') == std::string::npos;
 }
 
-bool is_guarded(const std::string& ref)
-{
-    return ref == "HEAD" || ref.starts_with("refs/heads/") || ref.starts_with("refs/stranded/");
-}
-
 // One guarded line: a deletion (new all zeros) or an update (a new id, or `ref:` of
 // 2.46+) of a branch, a save or HEAD, whose old value is not symbolic (a symbolic ref
 // holds no commits). `old` all zeros: git did not check it (prepare() reads it).
@@ -42,36 +41,49 @@ void add_guarded(const std::string& old_value, const std::string& new_value, con
 
 } // namespace
 
-Input parse_input(const std::string& text)
+Input read_classified(const std::string& text)
 {
     Input in;
-    size_t at = 0;
-    while (at < text.size()) {
+    for (size_t at = 0; at < text.size();) {
         size_t end = text.find('\n', at);
         std::string line = text.substr(at, end == std::string::npos ? std::string::npos : end - at);
         at = end == std::string::npos ? text.size() : end + 1;
-        size_t a = line.find(' '), b = a == std::string::npos ? a : line.find(' ', a + 1);
-        if (b == std::string::npos) {
-            if (line.find("refs/heads/") != std::string::npos || line.find("refs/stranded/") != std::string::npos)
-                in.unreadable.push_back(line);
+        if (line.size() < 2)
+            continue;
+        char kind = line[0];
+        line.erase(0, 2);
+        if (kind == 'X') {
+            in.unreadable.push_back(line);
             continue;
         }
+        // The front end wrote it only with its three fields: `<old> <new> <ref>`.
+        size_t a = line.find(' '), b = a == std::string::npos ? a : line.find(' ', a + 1);
+        if (b == std::string::npos)
+            continue;
         std::string old_value = line.substr(0, a), new_value = line.substr(a + 1, b - a - 1);
         std::string ref = line.substr(b + 1);
-        bool clean = ref.find_first_of(std::string(" \r\0", 3)) == std::string::npos;
         if (is_id(new_value) && !is_zero(new_value))
             in.tx.written.push_back(new_value);
-        if (!is_guarded(ref)) {
-            if (is_zero(new_value) || (is_id(new_value) && !is_zero(old_value)))
-                in.tx.other_deleted.push_back(ref); // its old value holds nothing after this
-            continue;
-        }
-        if (!clean || !(is_id(new_value) || new_value.starts_with("ref:")))
-            in.unreadable.push_back(line);
-        else
+        if (kind == 'D' || kind == 'U')
             add_guarded(old_value, new_value, ref, in);
+        else if (kind == 'H' || is_zero(new_value) || (is_id(new_value) && !is_zero(old_value)))
+            in.tx.other_deleted.push_back(ref); // its old value holds nothing after this
     }
     return in;
+}
+
+Input parse_input(const std::string& text)
+{
+    // The front end's own classifier (front/lines.c), run here on `text`: one parser.
+    use_input(text.data(), text.size());
+    size_t size = 0;
+    char* classified = classified_input(&size);
+    use_input(nullptr, 0);
+    if (!classified)
+        throw Error("cannot classify the ref updates: out of memory");
+    std::string copy(classified, size);
+    std::free(classified);
+    return read_classified(copy);
 }
 
 HookSettings hook_settings(const fs::path& git_dir)

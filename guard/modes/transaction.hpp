@@ -22,7 +22,10 @@ struct Input {
     RefTransaction tx;
     std::vector<std::string> unreadable;
 };
+// `text` is git's input, classified by the front end's own code (front/lines.c).
 Input parse_input(const std::string& text);
+// The front end's classified form of it (front/lines.h, classified_input), read as is.
+Input read_classified(const std::string& text);
 
 struct HookSettings {
     Settings settings;                  // guard.enabled, guard.baseRef, guard.lockTimeout

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The hook front end (git-guard-hook, run by the hooks/reference-transaction stub):
 # the full git-guard runs only for a prepared transaction that deletes a branch, with
-# git's input unchanged; pack-refs and gc never start it; a chained hook sees exactly
+# the front end's classification of git's lines (each line as git wrote it, after its
+# kind: D, U, H or O; issue 17: one parser); pack-refs and gc never start it; a chained hook sees exactly
 # what git sent, in every state, and its refusal still aborts the transaction.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -27,6 +28,15 @@ fi
 exit \$(cat '$2/$3.status' 2>/dev/null || echo 0)
 EOF
     chmod +x "$1"
+}
+
+# assert_classified GIT_INPUT HANDED MESSAGE: HANDED is GIT_INPUT classified: the same
+# lines, each after its kind (front/lines.h), a last line ended; no line lost or changed.
+assert_classified() {
+    { cat "$1"; [ -z "$(tail -c1 "$1")" ] || echo; } >"$TEST_ROOT/.git-lines"
+    assert_eq "" "$(grep -Ev '^[DUHO] ' "$2" | head -c 200)" "$3 (every line carries its kind)"
+    sed -E 's/^[DUHO] //' "$2" >"$TEST_ROOT/.handed-lines"
+    assert_same_file "$TEST_ROOT/.git-lines" "$TEST_ROOT/.handed-lines" "$3"
 }
 
 # runs DIR NAME: how many times NAME ran.
@@ -125,11 +135,12 @@ assert_eq "$(echo "$rounds" | wc -l)" "$STARTED" \
 guard_run=$(($(runs "$LOG" guard) - STARTED))
 for round in $rounds; do
     guard_run=$((guard_run + 1))
-    assert_same_file "$LOG/chained.$round.in" "$LOG/guard.$guard_run.in" \
+    assert_classified "$LOG/chained.$round.in" "$LOG/guard.$guard_run.in" \
         "git-guard got the whole input of prepared round $round"
     assert_eq "hook
 reference-transaction
-prepared" "$(<"$LOG/guard.$guard_run.args")" "git-guard ran as 'hook reference-transaction prepared'"
+prepared
+--classified" "$(<"$LOG/guard.$guard_run.args")" "git-guard ran as 'hook reference-transaction prepared --classified'"
 done
 
 section "the chained hook sees exactly what git sends, in every state"
@@ -229,7 +240,7 @@ expect_ignored "$Z40 $Z40 refs/heads/\n" "an empty branch name" prepared
 expect_started() {
     direct "$1" prepared
     assert_eq "0 1" "$RC $STARTED" "$2: git-guard started"
-    assert_same_file "$TEST_ROOT/direct.in" "$LOG/guard.$(runs "$LOG" guard).in" "$2: with the whole input"
+    assert_classified "$TEST_ROOT/direct.in" "$LOG/guard.$(runs "$LOG" guard).in" "$2: with the whole input, classified"
 }
 expect_started "$Z40 $Z40 refs/heads/x" "a deletion without a final newline"
 expect_started "$Z64 $Z64 refs/heads/x\n" "a SHA-256 deletion"

@@ -228,12 +228,13 @@ void find_hidden(const Git& git, const fs::path& root, const Filters& f, Work& w
 
 void read_head(const Git& git, Work& w, bool ask_top)
 {
-    // One git for the root, HEAD and its tree: "[<top>\n]<commit>\n<tree>\n--\n". `--`: the
-    // words are revisions, never paths. Unborn (or no commit), it fails whole.
+    // One git for the root, HEAD, its tree and what HEAD names ("refs/heads/<b>", or "HEAD"
+    // when detached): "[<top>\n]<commit>\n<tree>\n<name>\n--\n". `--`: the words are
+    // revisions, never paths. Unborn (or no commit), it fails whole.
     std::vector<std::string> args{"rev-parse"};
     if (ask_top)
         args.emplace_back("--show-toplevel");
-    args.insert(args.end(), {"HEAD^{commit}", "HEAD^{tree}", "--"});
+    args.insert(args.end(), {"HEAD^{commit}", "HEAD^{tree}", "--symbolic-full-name", "HEAD", "--"});
     RunResult head = git.run(args);
     // Read from the end: the root may hold newlines (LESSONS 23), the ids never do.
     std::string out = head.out;
@@ -247,8 +248,10 @@ void read_head(const Git& git, Work& w, bool ask_top)
         out.resize(nl == std::string::npos ? 0 : nl);
         return line;
     };
-    std::string tree = last_line(), commit = last_line();
-    if (head.status == 0 && is_oid(commit) && is_oid(tree) && (!ask_top || !out.empty())) {
+    std::string named = last_line(), tree = last_line(), commit = last_line();
+    bool whole = head.status == 0 && (named == "HEAD" || named.starts_with("refs/")) && is_oid(commit) &&
+                 is_oid(tree) && (!ask_top || !out.empty());
+    if (whole) {
         w.head = commit;
         w.head_tree = tree;
         if (ask_top)
@@ -262,8 +265,11 @@ void read_head(const Git& git, Work& w, bool ask_top)
         if (verify.status == 0)
             w.head = first_line_of(verify.out);
     }
-    RunResult sym = git.run({"symbolic-ref", "-q", "HEAD"});
-    std::string target = sym.status == 0 ? first_line_of(sym.out) : "";
+    std::string target = whole && named != "HEAD" ? named : "";
+    if (!whole) { // unborn, or an answer not whole: symbolic-ref knows an unborn branch too
+        RunResult sym = git.run({"symbolic-ref", "-q", "HEAD"});
+        target = sym.status == 0 ? first_line_of(sym.out) : "";
+    }
     bool attached = !target.empty();
     if (!attached) {
         std::string branch = branch_in_progress(git.git_dir());

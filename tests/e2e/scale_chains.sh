@@ -168,6 +168,14 @@ AFTER=$(git_real -C "$M" rev-list --all | sort)
 assert_eq "" "$(comm -23 <(printf '%s\n' "$BEFORE") <(printf '%s\n' "$AFTER"))" "every migrated save is still reachable"
 assert_eq 600 "$("$GUARD" -C "$M" list --all --json | grep -o '"ref":"[^"]*"' | sort -u | grep -c .)" \
     "all 600 migrated saves are listed, each once"
+# A link is dated like its save (never older than the link below): a walk by date then meets
+# each save beside its link, where links all stamped at fold time made git 2.39's walk quadratic.
+LINKS=$(git_real -C "$M" log --first-parent --format='%ct %P' refs/stranded/chain/archive)
+assert_eq "" "$(printf '%s\n' "$LINKS" | awk 'NR > 1 && $1 > above { print "link " NR " is newer than the link above it" } { above = $1 }')" \
+    "the archive's link dates never go down along the chain"
+read -r oldest_time _ oldest_save < <(printf '%s\n' "$LINKS" | awk 'NF == 3' | tail -n 1)
+assert_eq "$(git_real -C "$M" log -1 --format=%ct "$oldest_save")" "$oldest_time" \
+    "the oldest folded save's link carries its save's date, not the time of the fold"
 git_real -C "$M" branch -q stranded/old/20240101T129999.000Z HEAD
 git_real -C "$M" branch -q stranded/old/20240101T129998.000Z HEAD
 printf 'x\n' >"$M/README"

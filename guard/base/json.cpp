@@ -159,11 +159,15 @@ struct Reader {
         if (!eat('"'))
             return ok = false, out;
         while (i < s.size() && s[i] != '"') {
-            char c = s[i++];
-            if (c != '\\') {
-                out += c;
+            size_t plain_end = i; // a run without escapes, appended at once
+            while (plain_end < s.size() && s[plain_end] != '"' && s[plain_end] != '\\')
+                ++plain_end;
+            if (plain_end != i) {
+                out.append(s.substr(i, plain_end - i));
+                i = plain_end;
                 continue;
             }
+            ++i;
             if (i >= s.size())
                 break;
             char e = s[i++];
@@ -207,24 +211,25 @@ struct Reader {
 
 } // namespace
 
-std::optional<std::map<std::string, std::string>> parse_json_object(std::string_view line)
+bool read_json_fields(std::string_view line, const std::function<void(std::string_view, std::string&&)>& take)
 {
     Reader r{line};
-    std::map<std::string, std::string> out;
     if (!r.eat('{'))
-        return std::nullopt;
+        return false;
     if (r.eat('}'))
-        return out;
+        return true;
     do {
         std::string key = r.string();
         if (!r.ok || !r.eat(':'))
-            return std::nullopt;
+            return false;
         r.blanks();
         if (r.i >= line.size())
-            return std::nullopt;
+            return false;
         char c = line[r.i];
         if (c == '"') {
-            out[key] = r.string();
+            std::string value = r.string();
+            if (r.ok)
+                take(key, std::move(value));
         } else if (c == '[' || c == '{') {
             r.skip_nested();
         } else {
@@ -235,12 +240,20 @@ std::optional<std::map<std::string, std::string>> parse_json_object(std::string_
             while (!word.empty() && word.back() == ' ')
                 word.pop_back();
             if (word != "null")
-                out[key] = word;
+                take(key, std::move(word));
         }
         if (!r.ok)
-            return std::nullopt;
+            return false;
     } while (r.eat(','));
-    if (!r.eat('}'))
+    return r.eat('}');
+}
+
+std::optional<std::map<std::string, std::string>> parse_json_object(std::string_view line)
+{
+    std::map<std::string, std::string> out;
+    if (!read_json_fields(line, [&out](std::string_view key, std::string&& value) {
+            out[std::string(key)] = std::move(value);
+        }))
         return std::nullopt;
     return out;
 }

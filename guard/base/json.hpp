@@ -1,5 +1,6 @@
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -37,5 +38,10 @@ std::string json_or_null(std::string_view value);
 // unescaped, \u00XX back to its byte; numbers, true and false as written). Keys whose value
 // is null, an array or an object are left out. Returns nothing when `line` is not an object.
 std::optional<std::map<std::string, std::string>> parse_json_object(std::string_view line);
+
+// The same fields handed to `take` (key, value) in the order written, without building a
+// map: for readers of many lines (the journal). False when `line` is not an object (`take`
+// may have had some of its fields).
+bool read_json_fields(std::string_view line, const std::function<void(std::string_view, std::string&&)>& take);
 
 } // namespace guard

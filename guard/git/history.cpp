@@ -4,8 +4,10 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <set>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -100,7 +102,10 @@ std::map<std::string, std::vector<std::string>>
 unique_commits(const Git& git, const std::vector<std::string>& tips, const std::vector<std::string>& hide)
 {
     std::map<std::string, std::vector<std::string>> found;
-    if (tips.empty())
+    // A tip a holder points at has no commit of its own: when every tip is one (a tree on a
+    // branch's commit, a branch deleted where another points), no git runs.
+    std::set<std::string> held(hide.begin(), hide.end());
+    if (std::all_of(tips.begin(), tips.end(), [&](const std::string& t) { return held.count(t) > 0; }))
         return found;
     std::string input;
     for (const auto& t : tips)

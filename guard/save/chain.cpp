@@ -7,6 +7,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <ctime>
 #include <map>
 
@@ -45,35 +46,51 @@ namespace {
 struct Tip {
     std::string oid;    // "" when the chain does not exist yet
     std::string handle; // the newest link's handle (saved or dropped)
+    long long time = 0; // its committer time
 };
 
 Tip read_tip(const Git& git, const std::string& chain)
 {
     RunResult r = git.run({"for-each-ref", "--format=%(refname)%00%(objectname)%00"
                                            "%(trailers:key=Stranded-Save,valueonly,separator=)%00"
-                                           "%(trailers:key=Stranded-Drop,valueonly,separator=)%00",
+                                           "%(trailers:key=Stranded-Drop,valueonly,separator=)%00"
+                                           "%(committerdate:unix)%00",
                            chain});
     if (r.status != 0)
         throw Error("cannot read the chain " + chain + ": " + r.err);
-    for (const auto& f : nul_records(r.out, 4))
+    for (const auto& f : nul_records(r.out, 5))
         if (f[0] == chain)
-            return {f[1], f[2].empty() ? f[3] : f[2]};
+            return {f[1], f[2].empty() ? f[3] : f[2], std::atoll(f[4].c_str())};
     return {};
 }
 
+struct SaveMessage {
+    std::string text;
+    long long time = 0; // committer time
+};
+
 // The messages of `commits`, by id, in one git.
-std::map<std::string, std::string> messages_of(const Git& git, const std::vector<Link>& links)
+std::map<std::string, SaveMessage> messages_of(const Git& git, const std::vector<Link>& links)
 {
     std::string ids;
     for (const auto& l : links)
         ids += l.commit + "\n";
-    RunResult r = git.run({"log", "--no-walk=unsorted", "--stdin", "--format=%H%x00%B%x00"}, ids);
+    RunResult r = git.run({"log", "--no-walk=unsorted", "--stdin", "--format=%H%x00%ct%x00%B%x00"}, ids);
     if (r.status != 0)
         throw Error("cannot read the saves to append: " + r.err);
-    std::map<std::string, std::string> out;
-    for (const auto& f : nul_records(r.out, 2))
-        out[f[0]] = f[1];
+    std::map<std::string, SaveMessage> out;
+    for (auto& f : nul_records(r.out, 3))
+        out[f[0]] = {std::move(f[2]), std::atoll(f[1].c_str())};
     return out;
+}
+
+// A link's committer time: its save's (never past now), never older than the link below.
+// A walk by date (git before 2.40 keeps its queue as a list sorted by date) then meets
+// each save beside its link; links of one fold all stamped "now" made `log --all` over
+// 20,000 folded saves quadratic. Never older than below: the chain's dates only grow.
+long long link_time(long long below, const SaveMessage* save, long long now)
+{
+    return std::max(below, save ? std::min(save->time, now) : now);
 }
 
 // A link's message: the save's own facts (its body and trailers, when git-guard made it),
@@ -92,11 +109,11 @@ std::string link_message(const std::string& handle, const std::string& save_mess
 }
 
 void add_commit(std::string& stream, const std::string& chain, int mark, const std::string& message,
-                const std::string& from)
+                const std::string& from, long long when)
 {
     Identity id;
     stream += "commit " + chain + "\nmark :" + std::to_string(mark) + "\ncommitter " + id.name + " <" +
-              id.email + "> " + std::to_string(std::time(nullptr)) + " +0000\ndata " +
+              id.email + "> " + std::to_string(when) + " +0000\ndata " +
               std::to_string(message.size()) + "\n" + message + "\n";
     if (!from.empty())
         stream += "from " + from + "\n";
@@ -165,13 +182,18 @@ std::string append_links(const Git& git, const std::string& chain, const std::ve
     auto messages = messages_of(git, links);
     std::string stream;
     int mark = 0;
+    long long now = static_cast<long long>(std::time(nullptr));
+    auto save_of = [&](const Link& l) { return l.commit.empty() ? nullptr : &messages[l.commit]; };
+    long long when = tip.oid.empty() && !links.empty() ? link_time(0, save_of(links.front()), now) : tip.time;
     if (tip.oid.empty())
-        add_commit(stream, chain, ++mark, "stranded chain: " + chain + "\n\nStranded-Chain: " + chain + "\n", "");
+        add_commit(stream, chain, ++mark, "stranded chain: " + chain + "\n\nStranded-Chain: " + chain + "\n", "",
+                   when);
     for (const auto& l : links) {
         bool drop = l.commit.empty();
         std::string from = mark == 0 ? tip.oid : ":" + std::to_string(mark);
-        add_commit(stream, chain, ++mark, link_message(l.handle, drop ? "" : messages[l.commit], drop ? "Drop" : "Save"),
-                   from);
+        when = link_time(when, save_of(l), now);
+        add_commit(stream, chain, ++mark,
+                   link_message(l.handle, drop ? "" : messages[l.commit].text, drop ? "Drop" : "Save"), from, when);
         if (!drop)
             stream += "merge " + l.commit + "\n";
     }

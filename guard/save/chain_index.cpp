@@ -6,6 +6,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 #include <unistd.h>
@@ -99,6 +100,28 @@ void write_index(const fs::path& common, const ChainIndex& known)
         fs::remove(temp, ec);
 }
 
+// Of a link's trailers, the lines a listing reads (make_save in stranded.cpp); of its body,
+// the "Held …" line. The index keeps only these: it is read whole by every `list`, and a
+// link's message repeats its trailers in its body.
+constexpr std::string_view k_listed_trailers[] = {"Stranded-From: ", "Stranded-Layout: ", "Stranded-Head: ",
+                                                  "Stranded-Branch: ", "Stranded-Reason: "};
+
+void keep_listed(std::vector<std::string>& link)
+{
+    std::string kept;
+    for (size_t at = 0; at < link[3].size();) {
+        size_t end = std::min(link[3].find('\n', at), link[3].size());
+        std::string_view line(link[3].data() + at, end - at);
+        for (auto key : k_listed_trailers)
+            if (line.starts_with(key))
+                kept.append(line).push_back('\n');
+        at = end + 1;
+    }
+    link[3] = std::move(kept);
+    size_t held = link[4].find("Held ");
+    link[4] = held == std::string::npos ? "" : link[4].substr(held, link[4].find('\n', held) - held);
+}
+
 // The links of git log's `records` from `tip` down along first parents to `below` (the
 // indexed tip, or "" for the root). False when the line does not end there: the walk
 // missed a link or `below` is not on the chain.
@@ -136,8 +159,10 @@ std::map<std::string, std::string> walk(const Git& git, const std::map<std::stri
         throw Error("cannot list the chained saves: " + r.err);
     auto records = nul_records(r.out, k_fields);
     std::map<std::string, const std::vector<std::string>*> by_id;
-    for (const auto& f : records)
+    for (auto& f : records) {
+        keep_listed(f);
         by_id[f[0]] = &f;
+    }
     std::map<std::string, std::string> missed;
     for (const auto& [chain, tip] : chains) {
         Indexed& entry = known[chain];
@@ -162,10 +187,11 @@ void add_saves(const std::string& chain, Links& links, std::vector<std::vector<s
             dropped.insert(f[6]);
             continue;
         }
-        auto parents = split(f[1], ' ');
-        if (f[5].empty() || parents.size() != 2 || dropped.count(f[5]))
+        size_t second = f[1].find(' '); // a save link has two parents: the chain's, the save
+        if (f[5].empty() || second == std::string::npos || f[1].find(' ', second + 1) != std::string::npos ||
+            dropped.count(f[5]))
             continue;
-        out.push_back({std::move(f[5]), parents[1], std::move(f[2]), std::move(f[3]), std::move(f[4]),
+        out.push_back({std::move(f[5]), f[1].substr(second + 1), std::move(f[2]), std::move(f[3]), std::move(f[4]),
                        std::move(f[0]), chain});
     }
 }

@@ -15,7 +15,9 @@ namespace guard {
 // Every save the chains `tips` (chain ref -> its tip, as the caller's for-each-ref read
 // them) hold and no drop link dropped, newest first in each chain, as for-each-ref
 // records: handle, commit, committer time, trailers, body (the save's own message facts,
-// copied into its link when it was appended), then the link and its chain. Walks only
+// copied into its link when it was appended: of the trailers the Stranded-From, -Layout,
+// -Head, -Branch and -Reason lines, of the body its "Held …" line), then the link and its
+// chain. Walks only
 // the links above each chain's indexed tip (one git for all of them), and checks that the
 // new links end on that tip; when they do not (an index from elsewhere, a chain that was
 // force-moved), it walks the chain whole. Throws Error when git cannot read a chain.

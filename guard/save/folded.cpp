@@ -16,21 +16,23 @@ namespace fs = std::filesystem;
 
 namespace guard {
 
-void add_chained(std::vector<Save>& out, std::set<std::string>& seen,
-                 const std::vector<std::vector<std::string>>& records,
-                 const std::function<Save(const std::vector<std::string>&)>& make,
+void add_chained(std::vector<Save>& out, std::unordered_set<std::string>& seen,
+                 std::vector<std::vector<std::string>>&& records,
+                 const std::function<Save(std::vector<std::string>&)>& make,
                  const std::set<std::string>* pushed)
 {
     std::map<std::string, bool> reached; // per chain: a pushed tip is at or above this link
     out.reserve(out.size() + records.size());
-    for (const auto& f : records) {
+    seen.reserve(seen.size() + records.size());
+    for (auto& f : records) {
         if (f.size() < 7 || !seen.insert(f[0] + " " + f[1]).second)
             continue;
+        std::string link = std::move(f[5]);
         Save s = make(f);
-        s.chain = f[6];
+        s.chain = std::move(f[6]);
         if (pushed) {
             bool& r = reached[s.chain];
-            r = r || pushed->count(s.chain + " " + f[5]) > 0;
+            r = r || pushed->count(s.chain + " " + link) > 0;
             s.backed_up = r || pushed->count(s.ref + " " + s.commit) > 0;
         }
         out.push_back(std::move(s));

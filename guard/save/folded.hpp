@@ -7,18 +7,19 @@
 #include <filesystem>
 #include <functional>
 #include <set>
+#include <unordered_set>
 #include <string>
 #include <vector>
 
 namespace guard {
 
-// Appends to `out` the saves of `records` (chain_records) whose "handle commit" is not in
+// Appends to `out` the saves of `records` (chain_records, taken apart by `make`) whose "handle commit" is not in
 // `seen` (a save whose branch still exists is listed once, as the branch), each made by
 // `make` and with its `chain`. With `pushed` ("ref commit" of successful backup pushes), a
 // save is backed up when a pushed tip of its chain reaches its link.
-void add_chained(std::vector<Save>& out, std::set<std::string>& seen,
-                 const std::vector<std::vector<std::string>>& records,
-                 const std::function<Save(const std::vector<std::string>&)>& make,
+void add_chained(std::vector<Save>& out, std::unordered_set<std::string>& seen,
+                 std::vector<std::vector<std::string>>&& records,
+                 const std::function<Save(std::vector<std::string>&)>& make,
                  const std::set<std::string>* pushed);
 
 // `drop` of a chained save: chains never move back, so a drop link on its chain hides it

@@ -10,6 +10,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -19,7 +20,8 @@
 #include <set>
 #include <exception>
 #include <fcntl.h>
-#include <fstream>
+#include <map>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -89,12 +91,6 @@ void notify(const fs::path& common_dir, const JournalEvent& event, const std::st
 // A commit id as text, whether the engine keeps it as a git_oid or as hex already.
 [[maybe_unused]] std::string hex_of(const git_oid& oid) { return to_hex(oid); }
 [[maybe_unused]] std::string hex_of(const std::string& hex) { return hex; }
-
-std::string get(const std::map<std::string, std::string>& o, const char* key)
-{
-    auto it = o.find(key);
-    return it == o.end() ? "" : it->second;
-}
 
 } // namespace
 
@@ -182,27 +178,73 @@ void journal_record(const fs::path& common_dir, const JournalEvent& recorded)
     }
 }
 
+namespace {
+
+// The whole file at once: a journal has a line per save, and reading it line by line through
+// a stream was a third of `list` at 20,000 saves.
+std::string read_whole(const fs::path& file)
+{
+    std::string text;
+    int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return text;
+    struct stat st {};
+    size_t size = ::fstat(fd, &st) == 0 ? static_cast<size_t>(st.st_size) : 0;
+    text.resize(size + 1); // one byte more: a journal that grew meanwhile reads on below
+    size_t got = 0;
+    for (ssize_t n; (n = ::read(fd, text.data() + got, text.size() - got)) != 0;) {
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            break;
+        got += static_cast<size_t>(n);
+        if (got == text.size())
+            text.resize(text.size() * 2);
+    }
+    text.resize(got);
+    ::close(fd);
+    return text;
+}
+
+// One line's fields straight into `e` (no map per line). False when it is not a record.
+bool read_entry(std::string_view line, JournalEntry& e)
+{
+    JournalEvent& v = e.event;
+    bool ok = read_json_fields(line, [&](std::string_view key, std::string&& value) {
+        static const std::map<std::string_view, std::string JournalEvent::*> k_fields = {
+            {"kind", &JournalEvent::kind},     {"ref", &JournalEvent::ref},       {"commit", &JournalEvent::commit},
+            {"path", &JournalEvent::path},     {"branch", &JournalEvent::branch}, {"reason", &JournalEvent::reason},
+            {"detail", &JournalEvent::detail}, {"remote", &JournalEvent::remote}};
+        if (auto it = k_fields.find(key); it != k_fields.end())
+            v.*(it->second) = std::move(value);
+        else if (key == "time")
+            e.time = std::move(value);
+        else if (key == "pid")
+            e.pid = std::atoll(value.c_str());
+        else if (key == "ok")
+            v.ok = value != "false";
+    });
+    return ok && !v.kind.empty();
+}
+
+} // namespace
+
 std::vector<JournalEntry> read_journal(const fs::path& common_dir)
 {
     std::vector<JournalEntry> out;
-    std::ifstream in(journal_path(common_dir));
+    std::string text = read_whole(journal_path(common_dir));
+    out.reserve(static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
     int number = 0;
-    for (std::string line; std::getline(in, line);) {
+    for (size_t at = 0; at < text.size();) {
+        size_t end = std::min(text.find('\n', at), text.size());
+        std::string_view line(text.data() + at, end - at);
+        at = end + 1;
         ++number;
-        auto o = parse_json_object(line);
-        if (!o || get(*o, "kind").empty()) {
-            spdlog::warn("journal line {} is not a record; skipped", number);
-            continue;
-        }
-        auto take = [&o](const char* key) { // each value once: a journal has a line per save
-            auto it = o->find(key);
-            return it == o->end() ? std::string() : std::move(it->second);
-        };
         JournalEntry& e = out.emplace_back();
-        e.time = take("time");
-        e.pid = std::atoll(get(*o, "pid").c_str());
-        e.event = {take("kind"),   take("ref"),    take("commit"), take("path"),          take("branch"),
-                   take("reason"), take("detail"), take("remote"), get(*o, "ok") != "false"};
+        if (!read_entry(line, e)) {
+            out.pop_back();
+            spdlog::warn("journal line {} is not a record; skipped", number);
+        }
     }
     return out;
 }

@@ -18,6 +18,7 @@
 #include <map>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace fs = std::filesystem;
 
@@ -83,7 +84,7 @@ std::string ref_source(const std::string& ref)
 }
 
 // The newest save record of each ref, pointing into the journal as read.
-using Recorded = std::unordered_map<std::string, const JournalEntry*>;
+using Recorded = std::unordered_map<std::string_view, const JournalEntry*>; // keys: the journal's own refs
 
 void fill_from_journal(Save& s, const Recorded& saves)
 {
@@ -107,12 +108,12 @@ void fill_from_journal(Save& s, const Recorded& saves)
         s.reason = "unknown (saved before the journal)";
 }
 
-Save make_save(const std::vector<std::string>& f, const Recorded& saves)
+Save make_save(std::vector<std::string>& f, const Recorded& saves)
 {
-    // f: ref, commit, committer time, trailers, body
+    // f: ref, commit, committer time, trailers, body; ref and commit are moved out of it
     Save s;
-    s.ref = f[0];
-    s.commit = f[1];
+    s.ref = std::move(f[0]);
+    s.commit = std::move(f[1]);
     s.in_place = s.ref.starts_with(k_in_place_prefix);
     const std::string& trailers = f[3];
     std::string from = trailer_value(trailers, "Stranded-From");
@@ -157,15 +158,16 @@ std::vector<Save> all_saves(const fs::path& common)
 {
     Recorded recorded; // the newest save record of each ref
     auto journal = read_journal(common);
+    recorded.reserve(journal.size());
     for (const auto& e : journal)
         if (e.event.kind == "save" && !e.event.ref.empty())
             recorded[e.event.ref] = &e;
     RecordSettings settings = read_record_settings(common);
     auto pushed = backed_up(journal, settings.backup_remote);
     std::vector<Save> out;
-    std::set<std::string> seen; // a save folded while its name stayed (a failed deletion) is listed once
+    std::unordered_set<std::string> seen; // a save folded while its name stayed (a failed deletion) is listed once
     std::map<std::string, std::string> chains; // read by this one for-each-ref, walked above their index
-    for (const auto& f : for_each_save(common, "%(refname)%00%(objectname)%00%(committerdate:unix)%00"
+    for (auto& f : for_each_save(common, "%(refname)%00%(objectname)%00%(committerdate:unix)%00"
                                                "%(trailers:only,unfold)%00%(contents:body)")) {
         if (f.size() >= 5 && is_chain_ref(f[0]))
             chains[f[0]] = f[1];
@@ -178,7 +180,7 @@ std::vector<Save> all_saves(const fs::path& common)
     }
     for (auto& s : bundle_saves(common, journal))
         out.push_back(std::move(s));
-    add_chained(out, seen, chain_records(common, chains), [&](const auto& f) { return make_save(f, recorded); },
+    add_chained(out, seen, chain_records(common, chains), [&](auto& f) { return make_save(f, recorded); },
                 settings.backup_remote.empty() ? nullptr : &pushed);
     return out;
 }

@@ -168,11 +168,59 @@ AFTER=$(git_real -C "$M" rev-list --all | sort)
 assert_eq "" "$(comm -23 <(printf '%s\n' "$BEFORE") <(printf '%s\n' "$AFTER"))" "every migrated save is still reachable"
 assert_eq 600 "$("$GUARD" -C "$M" list --all --json | grep -o '"ref":"[^"]*"' | sort -u | grep -c .)" \
     "all 600 migrated saves are listed, each once"
+# A link is dated like its save (never older than the link below): a walk by date then meets
+# each save beside its link, where links all stamped at fold time made git 2.39's walk quadratic.
+LINKS=$(git_real -C "$M" log --first-parent --format='%ct %P' refs/stranded/chain/archive)
+assert_eq "" "$(printf '%s\n' "$LINKS" | awk 'NR > 1 && $1 > above { print "link " NR " is newer than the link above it" } { above = $1 }')" \
+    "the archive's link dates never go down along the chain"
+read -r oldest_time _ oldest_save < <(printf '%s\n' "$LINKS" | awk 'NF == 3' | tail -n 1)
+assert_eq "$(git_real -C "$M" log -1 --format=%ct "$oldest_save")" "$oldest_time" \
+    "the oldest folded save's link carries its save's date, not the time of the fold"
 git_real -C "$M" branch -q stranded/old/20240101T129999.000Z HEAD
 git_real -C "$M" branch -q stranded/old/20240101T129998.000Z HEAD
 printf 'x\n' >"$M/README"
 git -C "$M" reset -q --hard 2>/dev/null
 assert_eq 10 "$(count_refs "$M" refs/heads/stranded/)" "the first save folds the branch saves beyond the bound again"
 assert_eq 12 "$(count_refs "$M" refs/stranded/)" "and the in-place saves beyond the bound"
+
+section "list shows the same facts of a save whether it is a ref, folded, or read from the index"
+F=$TEST_ROOT/facts
+new_repo "$F"
+git_real -C "$F" config guard.enabled true
+git_real -C "$F" config guard.keepBranches 2
+head=$(git_real -C "$F" rev-parse HEAD)
+mkdir -p "$F/.git/guard"
+# Saves of the product's shape (as bench/scale_saves.py makes them): in-place save commits
+# with git-guard's message and trailers, branch saves, and their journal lines.
+{
+    for i in $(seq 10 39); do
+        stamp=20240101T1200$i.000Z iso=2024-01-01T12:00:$i.000Z
+        tree=$(printf 'work %s\n' "$i" | git_real -C "$F" hash-object -w --stdin |
+            xargs printf '100644 blob %s\tREADME\n' | git_real -C "$F" mktree)
+        c=$(printf 'stranded: what reset --hard destroyed in %s (main)\n\nHeld 1 path(s): README.\n\nStranded-Layout: 2\nStranded-Index: head\nStranded-Scope: destroyed\nStranded-From: %s/t%s\nStranded-Branch: main\nStranded-Head: %s\nStranded-Reason: reset --hard\n' \
+            "$F/t$i" "$F" "$((i % 3))" "$head" | git_real -C "$F" commit-tree "$tree" -p "$head")
+        printf 'create refs/stranded/t%s/%s %s\n' "$((i % 3))" "$stamp" "$c" >&3
+        printf '{"time":"%s","kind":"save","ref":"refs/stranded/t%s/%s","commit":null,"path":"%s/t%s","branch":"main","reason":"reset --hard","detail":"1 path(s)","remote":null,"ok":true,"pid":1}\n' \
+            "$iso" "$((i % 3))" "$stamp" "$F" "$((i % 3))"
+        c=$(printf 'work on b%s\n' "$i" | git_real -C "$F" commit-tree "$tree" -p "$head")
+        printf 'create refs/heads/stranded/b%s/%s %s\n' "$((i % 2))" "$stamp" "$c" >&3
+        printf '{"time":"%s","kind":"save","ref":"refs/heads/stranded/b%s/%s","commit":null,"path":null,"branch":"b%s","reason":"branch delete","detail":"commits only","remote":null,"ok":true,"pid":1}\n' \
+            "$iso" "$((i % 2))" "$stamp" "$((i % 2))"
+    done 3>"$TEST_ROOT/facts.refs"
+} >>"$F/.git/guard/journal.jsonl"
+git_real -C "$F" update-ref --stdin <"$TEST_ROOT/facts.refs"
+AS_REFS=$(listed "$F" | sort)
+assert_eq 60 "$(printf '%s\n' "$AS_REFS" | grep -c '"summary":')" "the 60 saves are listed as refs"
+assert_contains "$AS_REFS" '"summary":"Held 1 path(s): README."' "an in-place save's listing holds its summary"
+run_cmd "$GUARD" -C "$F" fold
+assert_eq 0 "$RC" "git guard fold succeeds: $ERR"
+assert_eq 2 "$(count_refs "$F" refs/heads/stranded/)" "fold left the newest 2 branch saves as branches"
+rm -f "$F/.git/guard/chains.index"
+assert_eq "$AS_REFS" "$(listed "$F" | sort)" \
+    "every fact list shows of a save (source, reason, time, kind, summary, foreign) is the same once folded"
+[ -f "$F/.git/guard/chains.index" ] && pass "the walk wrote the chains index" || fail "list wrote no chains index"
+assert_eq "$AS_REFS" "$(listed "$F" | sort)" "and the same again when read from the chains index"
+assert_eq "$("$GUARD" -C "$F" list --all)" "$(rm -f "$F/.git/guard/chains.index"; "$GUARD" -C "$F" list --all)" \
+    "the people's listing is the same from the index as from a whole walk"
 
 finish

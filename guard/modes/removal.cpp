@@ -116,6 +116,11 @@ RemoveResult save_locked(const Worktree& tree, const Settings& settings)
 
 } // namespace
 
+std::string removal_lock_key(const fs::path& tree)
+{
+    return "worktree remove " + tree.string();
+}
+
 RemoveResult remove_tree(const fs::path& start, const fs::path& path, const RemoveOptions& options)
 {
     fs::path abs = absolute_path(path);
@@ -133,6 +138,10 @@ RemoveResult remove_tree(const fs::path& start, const fs::path& path, const Remo
     if (!tree && !points_here(abs, common))
         throw Error("'" + path.string() + "' is not a worktree of " + common.string() + " (see 'git worktree list')");
     bool our_lock = tree && tree->locked && tree->lock_reason == "git-guard";
+    PathLock removing(common, removal_lock_key(abs), settings.lock_timeout);
+    std::optional<PathLock> removing_listed; // git's spelling of the tree, when it differs
+    if (tree && absolute_path(tree->path) != abs)
+        removing_listed.emplace(common, removal_lock_key(absolute_path(tree->path)), settings.lock_timeout);
     PathLock lock(common, abs.string(), settings.lock_timeout);
     if (tree && tree->locked && !our_lock)
         return save_locked(*tree, settings);

@@ -25,6 +25,12 @@ struct RemoveResult {
     std::filesystem::path moved_to;       // for Outcome::moved
 };
 
+// The lock a removal of `tree` (absolute) holds from before its save until the tree is gone:
+// the shim's `git worktree remove` holds it across its exec of git, `git guard remove` until
+// it has removed the tree. A racer waits, then finds the tree gone, instead of judging a tree
+// another removal has already saved (and calling its removal its own).
+std::string removal_lock_key(const std::filesystem::path& tree);
+
 // `git guard remove`: save, remove, prune; handles husks and read-only trees.
 RemoveResult remove_tree(const std::filesystem::path& start, const std::filesystem::path& tree,
                          const RemoveOptions& options);

@@ -11,6 +11,7 @@
 #include "guard/git/repo.hpp"
 #include "guard/git/worktrees.hpp"
 #include "guard/install/install.hpp"
+#include "guard/modes/removal.hpp"
 #include "guard/modes/unhooked.hpp"
 #include "guard/save/journal.hpp"
 #include "guard/save/report.hpp"
@@ -148,12 +149,12 @@ int guard_remove(const GitCall& call)
     fs::path common = common_git_dir(call);
     Settings settings = read_settings(common);
     std::vector<PathLock> removing;
-    removing.emplace_back(common, "worktree remove " + key->string(), settings.lock_timeout);
+    removing.emplace_back(common, removal_lock_key(*key), settings.lock_timeout);
     // Re-read once the lock is held (DESIGN §7); the save judges by this very list.
     std::vector<ListedTree> trees = list_trees(call);
     auto tree = find_listed(trees, call, arg);
     if (tree && !tree->is_main && absolute_path(tree->path) != *key) { // git means another tree
-        removing.emplace_back(common, "worktree remove " + absolute_path(tree->path).string(), settings.lock_timeout);
+        removing.emplace_back(common, removal_lock_key(absolute_path(tree->path)), settings.lock_timeout);
         trees = list_trees(call);
         tree = find_listed(trees, call, arg);
     }

@@ -60,7 +60,7 @@ git -C "$seed" checkout -q main
 
 # layout NAME PREFIX: a clone of the seed in $work/NAME guarded by PREFIX's git-guard, its
 # shim in $work/NAME.shim ("" for git alone: no install, the real git).
-declare -A shim_of repo_of
+declare -A shim_of repo_of bin_of
 layout() {
     local name=$1 from=$2 dir=$work/$1
     git clone -q --no-hardlinks "$seed" "$dir"
@@ -70,10 +70,10 @@ layout() {
         # The watcher (the backstop) snapshots in the background: it would take the
         # machine from the commands timed here, and earlier versions have none.
         "$from/bin/git-guard" watch --stop >/dev/null 2>&1 || true
-        shim_of[$name]=$dir.shim
+        shim_of[$name]=$dir.shim bin_of[$name]=$from/bin
     else
         mkdir -p "$dir.shim" && ln -s "$real_git" "$dir.shim/git"
-        shim_of[$name]=$dir.shim
+        shim_of[$name]=$dir.shim bin_of[$name]=$dir.shim
     fi
 }
 names=(git)
@@ -87,8 +87,8 @@ layout after "$prefix"
 
 few="d0000/f01.txt d0001/f10.txt d0002/f20.txt d0003/f30.txt d0004/f40.txt"
 q() { printf '%q' "$1"; }
-# in NAME CMD: CMD run with NAME's shim first on PATH, standing in NAME's repository.
-in() { printf 'cd %s && PATH=%s:$PATH %s' "$(q "${repo_of[$1]}")" "$(q "${shim_of[$1]}")" "$2"; }
+# run_in NAME CMD: CMD run with NAME's shim first on PATH, standing in NAME's repository.
+run_in() { printf 'cd %s && PATH=%s:%s:$PATH %s' "$(q "${repo_of[$1]}")" "$(q "${shim_of[$1]}")" "$(q "${bin_of[$1]}")" "$2"; }
 # drop NAME: deletes NAME's saves and prunes what they held (every save is then a first).
 drop() {
     printf '%s' "git -C $(q "${repo_of[$1]}") for-each-ref --format='delete %(refname)' refs/heads/stranded refs/stranded | git -C $(q "${repo_of[$1]}") -c core.hooksPath=/dev/null update-ref --stdin && git -C $(q "${repo_of[$1]}") prune --expire=now"
@@ -112,20 +112,20 @@ bench_case() {
     results+=("$title|$json")
 }
 
-wt_prep() { printf '%s' "$(in "$1" "git worktree prune; rm -rf $(q "${repo_of[$1]}.wt"); git worktree add -q --detach $(q "${repo_of[$1]}.wt") && cd $(q "${repo_of[$1]}.wt") && for f in $few; do echo edit >>\$f; done && echo staged >s.txt && git add s.txt && echo loose >u.txt")"; }
-wt_cmd() { in "$1" "git worktree remove --force $(q "${repo_of[$1]}.wt")"; }
+wt_prep() { printf '%s' "$(run_in "$1" "git worktree prune; rm -rf $(q "${repo_of[$1]}.wt"); git worktree add -q --detach $(q "${repo_of[$1]}.wt") && cd $(q "${repo_of[$1]}.wt") && for f in $few; do echo edit >>\$f; done && echo staged >s.txt && git add s.txt && echo loose >u.txt")"; }
+wt_cmd() { run_in "$1" "git worktree remove --force $(q "${repo_of[$1]}.wt")"; }
 bench_case "worktree remove --force, dirty tree" wt_prep wt_cmd
 
 reset_prep() { printf '%s' "$(edit "$1")"; }
-reset_cmd() { in "$1" "git reset -q --hard"; }
+reset_cmd() { run_in "$1" "git reset -q --hard"; }
 bench_case "reset --hard, 5 edited files" reset_prep reset_cmd
 
 co_prep() { printf '%s' "echo edit >>$(q "${repo_of[$1]}/d0000/f01.txt")"; }
-co_cmd() { in "$1" "git checkout -- d0000/f01.txt"; }
+co_cmd() { run_in "$1" "git checkout -- d0000/f01.txt"; }
 bench_case "checkout -- <file>, edited" co_prep co_cmd
 
 status_prep() { printf '%s' "$(edit "$1")"; }
-status_cmd() { [[ $1 == git ]] && in git "git status --porcelain -uall" || in "$1" "git guard status"; }
+status_cmd() { [[ $1 == git ]] && run_in git "git status --porcelain -uall" || run_in "$1" "git guard status"; }
 bench_case "git guard status (git alone: git status --porcelain -uall)" status_prep status_cmd
 
 # The private-index recipe: what a save must do at least, with git alone.
@@ -134,7 +134,7 @@ recipe() {
     printf '%s' "cd $(q "$r") && i=\$(mktemp) && cp .git/index \$i && GIT_INDEX_FILE=\$i git add -A && t=\$(GIT_INDEX_FILE=\$i git write-tree) && git commit-tree \$t -p HEAD -m m >/dev/null; rm -f \$i"
 }
 save_first_prep() { [[ $1 == git ]] && printf '%s' "git -C $(q "${repo_of[git]}") prune --expire=now" || drop "$1"; }
-save_cmd() { [[ $1 == git ]] && recipe || in "$1" "git guard save"; }
+save_cmd() { [[ $1 == git ]] && recipe || run_in "$1" "git guard save"; }
 bench_case "save, first (git alone: the private-index recipe)" save_first_prep save_cmd
 save_repeat_prep() { printf 'true'; }
 bench_case "save, repeat" save_repeat_prep save_cmd

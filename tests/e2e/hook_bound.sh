@@ -22,10 +22,7 @@ exec "$REAL_GIT" "\$@"
 SCRIPT
 chmod +x "$WRAPPER"
 
-make_clone bound
-REPO=$TEST_ROOT/bound
-ln -sf "$GUARD_BIN_DIR/git-guard-hook" "$REPO/.git/hooks/reference-transaction"
-"$GIT" -C "$REPO" config guard.enabled true
+hooked_clone bound
 
 # unpushed REPO BRANCH: BRANCH with one commit found on no other ref; prints its tip.
 unpushed() {

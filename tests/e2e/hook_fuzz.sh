@@ -8,10 +8,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 GIT=$REAL_GIT
 Z40=0000000000000000000000000000000000000000
 
-make_clone fuzz
-REPO=$TEST_ROOT/fuzz
-ln -s "$GUARD_BIN_DIR/git-guard-hook" "$REPO/.git/hooks/reference-transaction"
-"$GIT" -C "$REPO" config guard.enabled true
+hooked_clone fuzz
 N=0
 
 # victim: a new branch with one unpushed commit, named $name, at $tip.

@@ -16,10 +16,7 @@ exec "$GIT" "\$@"
 EOF
 chmod +x "$SLOW"
 
-make_clone kill
-REPO=$TEST_ROOT/kill
-ln -s "$GUARD_BIN_DIR/git-guard-hook" "$REPO/.git/hooks/reference-transaction"
-"$GIT" -C "$REPO" config guard.enabled true
+hooked_clone kill
 
 # unpushed NAME: a branch with one commit of its own.
 unpushed() {

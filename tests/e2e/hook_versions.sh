@@ -13,10 +13,7 @@ at_least() { [ "$VERSION" -ge $(($1 * 100 + $2)) ]; }
 skip() { printf '  skip %s (git %d.%d)\n' "$1" "$major" "$minor"; }
 printf 'git in use: %s\n' "$("$GIT" version)"
 
-make_clone ver
-REPO=$TEST_ROOT/ver
-ln -s "$GUARD_BIN_DIR/git-guard-hook" "$REPO/.git/hooks/reference-transaction"
-"$GIT" -C "$REPO" config guard.enabled true
+hooked_clone ver
 
 # unpushed NAME: a branch with one commit of its own.
 unpushed() {

@@ -256,6 +256,15 @@ make_clone() {
     rm -rf "$seed"
 }
 
+# hooked_clone NAME: make_clone NAME, guarded, with the hook's front end itself linked in as
+# the reference-transaction hook (what install copies); sets REPO to the clone.
+hooked_clone() {
+    make_clone "$1"
+    REPO=$TEST_ROOT/$1
+    ln -sf "$GUARD_BIN_DIR/git-guard-hook" "$REPO/.git/hooks/reference-transaction"
+    git_real -C "$REPO" config guard.enabled true
+}
+
 # --- the end -------------------------------------------------------------------------
 
 # A watcher that `git guard install` started for this suite's HOME ends with the suite,

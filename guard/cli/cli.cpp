@@ -89,7 +89,7 @@ int run_install(const Invocation& inv)
         opts.shim_dir = absolute_path(inv.cwd / vm["shim-dir"].as<std::string>());
     opts.lock_worktrees = vm.count("lock-worktrees") > 0;
     opts.force = vm.count("force") > 0;
-    return print_report(install(inv.cwd, opts));
+    return print_report(install(inv.site, opts));
 }
 
 int run_uninstall(const Invocation& inv)
@@ -101,7 +101,7 @@ int run_uninstall(const Invocation& inv)
         return 0;
     if (vm.count("system"))
         return print_report(uninstall_system());
-    return print_report(uninstall(inv.cwd));
+    return print_report(uninstall(inv.site));
 }
 
 int run_doctor(const Invocation& inv)
@@ -112,7 +112,7 @@ int run_doctor(const Invocation& inv)
     if (wants_help(vm, options))
         return 0;
     int failed = 0;
-    for (const auto& c : diagnose(inv.cwd)) {
+    for (const auto& c : diagnose(inv.site)) {
         failed += c.ok ? 0 : 1;
         if (vm.count("json"))
             std::printf("%s\n", JsonObject().add("check", c.name).add("ok", c.ok).add("detail", c.detail)
@@ -190,12 +190,15 @@ int run_cli(const std::vector<std::string>& args)
         if (name != c.name)
             continue;
         if (c.needs_repo) { // libgit2 starts only where a repository is opened (use_libgit2)
+            // The run's one Site, handed to the command (as git's RUN_SETUP): outside a
+            // repository it is empty, and the command reports why when it needs one.
             try {
-                init_log(locate(inv.cwd).common, inv.verbose);
-            } catch (const Error&) {
-                // The command itself reports a missing or unsupported repository.
-                init_log({}, inv.verbose);
+                inv.site = site_at(inv.cwd);
+            } catch (const Error& e) {
+                inv.site.dir = inv.cwd;
+                inv.site.why = e.what();
             }
+            init_log(inv.site.common, inv.verbose);
             spdlog::info("git guard {}", name);
         }
         return c.run(inv);

@@ -1,6 +1,8 @@
 #pragma once
 // What the `git guard` commands share (cli.cpp, cli_trees.cpp, cli_saves.cpp): the
 // invocation, and boost's parse of a command's own options, the only parse there is.
+#include "guard/git/site.hpp"
+
 #include <boost/program_options.hpp>
 
 #include <filesystem>
@@ -15,6 +17,7 @@ struct Invocation {
     std::vector<std::string> args; // after the command name
     std::filesystem::path cwd;
     bool verbose = false;
+    Site site; // asked once for a command that needs a repository (empty outside one)
 };
 
 // Parses `inv.args` against `options` (plus --help), with `positional` names taking the

@@ -101,7 +101,7 @@ int run_list(const Invocation& inv)
     opts.in_place = true; // one listing: the in-place saves left out are counted from it
     size_t hidden = 0;
     std::map<std::string, SnapshotGroup> groups;
-    for (const auto& s : list_saves(inv.cwd, opts)) {
+    for (const auto& s : list_saves(inv.site.repository(), opts)) {
         if (!tree.empty() && !(is_snapshot(s) && of_tree(s, inv, tree)))
             continue;
         if (tree.empty() && is_snapshot(s) && !json) {
@@ -133,8 +133,8 @@ int run_show(const Invocation& inv)
     auto vm = parse(inv, options, positional);
     if (wants_help(vm, options))
         return 0;
-    Save save = find_save(inv.cwd, vm["ref"].as<std::string>());
-    fs::path common = common_dir_of(inv.cwd);
+    const fs::path& common = inv.site.repository();
+    Save save = find_save(common, vm["ref"].as<std::string>());
     if (!save.bundle.empty())
         load_bundle(common, save); // its commits may be in no object store yet
     SaveLayout layout = read_layout(common, save.commit);
@@ -162,7 +162,7 @@ int run_restore(const Invocation& inv)
         opts.path = inv.cwd / vm["path"].as<std::string>();
     Restored r;
     try {
-        r = restore_save(inv.cwd, vm["ref"].as<std::string>(), opts);
+        r = restore_save(inv.site, vm["ref"].as<std::string>(), opts);
     } catch (const Error& e) {
         std::fprintf(stderr, "git-guard: refused: %s\n", e.what());
         return 1;
@@ -195,14 +195,14 @@ int run_drop(const Invocation& inv)
     if (refs.empty() == !vm.count("published"))
         throw UsageError("name the saves to drop, or --published (see 'git guard list --all')");
     if (vm.count("published")) {
-        auto dropped = drop_published(inv.cwd);
+        auto dropped = drop_published(inv.site.repository());
         for (const auto& s : dropped)
             std::printf("dropped %s: published\n", save_line(s).c_str());
         std::printf("%zu save(s) dropped; the others hold work found nowhere else\n", dropped.size());
         return 0;
     }
     for (const auto& ref : refs)
-        std::printf("dropped %s\n", drop_stranded(inv.cwd, ref).c_str());
+        std::printf("dropped %s\n", drop_stranded(inv.site.repository(), ref).c_str());
     return 0;
 }
 
@@ -213,7 +213,7 @@ int run_log(const Invocation& inv)
     auto vm = parse(inv, options, {});
     if (wants_help(vm, options))
         return 0;
-    for (const auto& e : read_journal(common_dir_of(inv.cwd))) {
+    for (const auto& e : read_journal(inv.site.repository())) {
         std::printf("%s\n", (vm.count("json") ? journal_json(e) : journal_line(e)).c_str());
     }
     return 0;
@@ -225,7 +225,7 @@ int run_push(const Invocation& inv)
     auto vm = parse(inv, options, {});
     if (wants_help(vm, options))
         return 0;
-    fs::path common = common_dir_of(inv.cwd);
+    const fs::path& common = inv.site.repository();
     RecordSettings settings = read_record_settings(common);
     if (settings.backup_remote.empty())
         throw UsageError("no backup remote: git config guard.backupRemote <remote>");
@@ -253,7 +253,7 @@ int run_fold(const Invocation& inv)
     std::optional<std::size_t> keep;
     if (vm.count("keep"))
         keep = vm["keep"].as<std::size_t>();
-    Folded f = fold_saves(common_dir_of(inv.cwd), keep);
+    Folded f = fold_saves(inv.site.repository(), keep);
     std::printf("folded %zu branch save(s) into %s and %zu in-place save ref(s) into their trees' chains\n",
                 f.branches, "refs/stranded/chain/archive", f.loose);
     return 0;

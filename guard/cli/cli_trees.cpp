@@ -144,7 +144,7 @@ int run_status(const Invocation& inv)
     std::vector<fs::path> paths;
     for (const auto& p : list<std::string>(vm, "path"))
         paths.push_back(inv.cwd / p);
-    auto works = inspect_paths(inv.cwd, paths, list<std::string>(vm, "branch"));
+    auto works = inspect_paths(inv.site, paths, list<std::string>(vm, "branch"));
     for (const auto& w : works) {
         if (vm.count("json"))
             std::printf("%s\n", work_json(w).str().c_str());
@@ -170,7 +170,7 @@ int run_save(const Invocation& inv)
     SaveResult result;
     fs::path tree = inv.cwd / vm["path"].as<std::string>();
     try {
-        result = save_path(inv.cwd, tree, {.reason = vm["reason"].as<std::string>(), .stage_early = true});
+        result = save_path(inv.site, tree, {.reason = vm["reason"].as<std::string>(), .stage_early = true});
     } catch (const Error& e) {
         result.work.path = tree.string();
         result.work.verdict = Verdict::cannot_save;
@@ -215,7 +215,7 @@ int run_remove(const Invocation& inv)
         return 0;
     RemoveOptions opts{.delete_branch = vm.count("delete-branch") ? DeleteBranch::yes : DeleteBranch::no,
                        .discard = vm.count("discard") ? Discard::yes : Discard::no};
-    auto result = remove_tree(inv.cwd, inv.cwd / vm["tree"].as<std::string>(), opts);
+    auto result = remove_tree(inv.site, inv.cwd / vm["tree"].as<std::string>(), opts);
     const char* outcomes[] = {"removed", "moved", "kept"};
     if (vm.count("json")) {
         JsonObject o;
@@ -245,7 +245,7 @@ int run_discard(const Invocation& inv)
     auto vm = parse(inv, options, positional);
     if (wants_help(vm, options))
         return 0;
-    std::printf("%s\n", discard(inv.cwd, vm["target"].as<std::string>()).c_str());
+    std::printf("%s\n", discard(inv.site, vm["target"].as<std::string>()).c_str());
     return 0;
 }
 

@@ -5,6 +5,7 @@
 #include "guard/base/json.hpp"
 #include "guard/base/log.hpp"
 #include "guard/git/repo.hpp"
+#include "guard/git/site.hpp"
 #include "guard/install/watch.hpp"
 #include "guard/install/watch_unit.hpp"
 #include "guard/modes/watch_loop.hpp"
@@ -45,7 +46,7 @@ int print_status(bool json)
 
 int print_lost(const Invocation& inv, bool json)
 {
-    auto common = locate(inv.cwd).common;
+    auto common = site_at(inv.cwd).common; // watch is no needs_repo row: --lost and --sweep ask
     auto lost = lost_commits(common);
     for (const auto& c : lost) {
         if (json)
@@ -80,7 +81,7 @@ int run_watch(const Invocation& inv)
     if (vm.count("lost"))
         return print_lost(inv, json);
     if (vm.count("sweep")) {
-        auto common = locate(inv.cwd).common;
+        auto common = site_at(inv.cwd).common; // watch is no needs_repo row: --lost and --sweep ask
         init_log(common, inv.verbose);
         int saved = sweep_lost(common, k_sweep_reason);
         if (saved)

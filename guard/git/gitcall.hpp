@@ -9,16 +9,7 @@
 
 namespace guard {
 
-// Where a call runs, as git says (absolute paths): the common and the own git dir, and
-// the tree's root, empty with git's reason in `why` in a bare repository or a git dir.
-// All empty outside a repository.
-struct CallSite {
-    std::filesystem::path common;
-    std::filesystem::path git_dir;
-    std::filesystem::path hooks; // where git looks for hooks (`--git-path hooks`: core.hooksPath)
-    std::filesystem::path top;
-    std::string why;
-};
+struct Site; // site.hpp
 
 // The front end's one parse of git's command line (contract C4).
 struct GitCall {
@@ -32,10 +23,10 @@ struct GitCall {
     // git's listing of the repository's guard.* keys as the front end read it for the
     // caller ("key", value; guard_config's entries), when it did: never read again.
     std::optional<std::vector<std::pair<std::string, std::string>>> config;
-    // The run's one Site (worktrees.hpp, call_site): asked of git the first time a layer
-    // needs it, never again for this call; a run that needs none (a clean in-place
-    // destroyer: git's status said nothing goes) never asks.
-    mutable std::shared_ptr<const CallSite> site;
+    // The run's one Site (site.hpp, site_of): asked of git the first time a layer needs
+    // it, never again for this call; a run that needs none (a clean in-place destroyer:
+    // git's status said nothing goes) never asks.
+    mutable std::shared_ptr<const Site> site;
 };
 
 } // namespace guard

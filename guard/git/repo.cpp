@@ -5,7 +5,6 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
-#include <map>
 
 
 namespace fs = std::filesystem;
@@ -119,54 +118,6 @@ Repository open_repository(const fs::path& start)
 fs::path common_dir(git_repository* repo) { return strip_slash(git_repository_commondir(repo)); }
 
 Settings read_settings(git_repository* repo) { return read_settings(common_dir(repo)); }
-
-Location locate(const fs::path& start)
-{
-    std::error_code ec;
-    if (!fs::exists(start, ec))
-        throw Error("'" + start.string() + "' does not exist");
-    fs::path dir = fs::is_directory(start, ec) ? start : start.parent_path();
-    // Asked once per directory and process: the log's place and the command's own
-    // repository are usually the same question (`git guard status` run in the tree).
-    static std::map<fs::path, Location> found;
-    fs::path key = absolute_path(dir);
-    if (auto it = found.find(key); it != found.end())
-        return it->second;
-    Git git(dir);
-    // `git -C start`, not --git-dir: git finds the repository the way it would for the user.
-    std::vector<std::string> argv = {git.binary(), "-C", dir.string(), "rev-parse",
-                                     "--absolute-git-dir", "--git-common-dir"};
-    RunResult r = run(argv);
-    auto lines = split(r.out, '\n');
-    if (r.status != 0 || lines.size() < 2) {
-        // git's own words say why (e.g. an extension this git does not know).
-        std::string why = r.err.find("extension") != std::string::npos ? r.err : "";
-        while (!why.empty() && (why.back() == '\n' || why.back() == ' '))
-            why.pop_back();
-        throw Error("'" + start.string() + "' is not in a git repository" +
-                    (why.empty() ? "" : " that " + git.binary() + " can read: " + why));
-    }
-    Location where;
-    where.git_dir = strip_slash(lines[0].c_str());
-    fs::path common = lines[1];
-    where.common = strip_slash(absolute_path(common.is_absolute() ? common : dir / common).c_str());
-    return found[key] = where;
-}
-
-Site locate_site(const fs::path& start)
-{
-    Site site{locate(start), {}, false};
-    std::error_code ec;
-    fs::path dir = fs::is_directory(start, ec) ? start : start.parent_path();
-    // --show-toplevel dies in a bare repository or a git dir, after the first line.
-    RunResult r = run({find_real_git(), "-C", dir.string(), "rev-parse", "--is-bare-repository",
-                       "--show-toplevel"});
-    auto lines = split(r.out, '\n');
-    site.bare = !lines.empty() && lines[0] == "true";
-    if (r.status == 0 && lines.size() >= 2)
-        site.top = strip_slash(lines[1].c_str());
-    return site;
-}
 
 void check_readable(const Worktree& tree, const std::optional<std::string>& top_seen)
 {

@@ -12,27 +12,6 @@
 
 namespace guard {
 
-// Where a repository lives, as git itself reports it (no libgit2).
-struct Location {
-    std::filesystem::path git_dir;  // the tree's own git dir (admin entry for linked trees)
-    std::filesystem::path common;   // the common dir
-};
-
-// The repository around `start` (any path inside a tree, or a git dir), asked
-// of git. Throws Error when `start` is in no repository.
-Location locate(const std::filesystem::path& start);
-
-// What install, uninstall and doctor need besides `locate`, also asked of git.
-struct Site {
-    Location where;
-    std::filesystem::path top; // the tree's root; "" in a bare repository or inside a git dir
-    bool bare = false;         // git calls it bare: a relative core.hooksPath is under `common`
-};
-
-// The repository around `start`, as git reports it (so every object format, ref backend
-// and worktree extension git reads works). Throws Error as `locate` does.
-Site locate_site(const std::filesystem::path& start);
-
 // Opens the repository that contains `start` (any path inside it, or a git dir).
 // Refuses, with the reason, repositories libgit2 cannot serve (reftable, SHA-256).
 // (Left for the in-place stash saves and the journal's refusal records.)

@@ -26,44 +26,6 @@ RunResult ask_git(const GitCall& call, std::initializer_list<std::string> rest)
     return ask_git(call, std::vector<std::string>(rest));
 }
 
-const CallSite& call_site(const GitCall& call)
-{
-    // One git per call: the shim asks for the log's place, then the in-place guard for
-    // the tree's root. --show-toplevel comes last: in a bare repository or a git dir it
-    // dies after git has printed the two directories.
-    if (call.site)
-        return *call.site;
-    // The hooks directory too (the shim asks whether our hook runs): one git for all.
-    auto r = ask_git(call, {"rev-parse", "--path-format=absolute", "--git-common-dir", "--git-dir",
-                            "--git-path", "hooks", "--show-toplevel"});
-    // The top is all that follows the three paths: a tree's path may hold a newline.
-    size_t first = r.out.find('\n');
-    size_t second = first == std::string::npos ? first : r.out.find('\n', first + 1);
-    size_t third = second == std::string::npos ? second : r.out.find('\n', second + 1);
-    CallSite site;
-    if (third != std::string::npos) {
-        site.common = r.out.substr(0, first);
-        site.git_dir = r.out.substr(first + 1, second - first - 1);
-        site.hooks = r.out.substr(second + 1, third - second - 1);
-    }
-    if (r.status == 0 && third != std::string::npos && third + 1 < r.out.size())
-        site.top = output_path(r.out.substr(third + 1));
-    else
-        site.why = first_line_of(r.err);
-    if (call.config && !site.common.empty()) // the front end's listing: the settings, read once
-        remember_config(site.common, *call.config);
-    call.site = std::make_shared<const CallSite>(std::move(site));
-    return *call.site;
-}
-
-fs::path common_git_dir(const GitCall& call)
-{
-    const CallSite& site = call_site(call);
-    if (site.common.empty())
-        throw Error("not a git repository: " + call.cwd.string());
-    return site.common;
-}
-
 namespace {
 
 // The tree an admin entry names: its gitdir file (relative to the entry with git >= 2.48's
@@ -88,7 +50,7 @@ std::vector<ListedTree> list_trees(const GitCall& call)
     }
     if (r.status != 0)
         throw Error("git worktree list failed: " + r.err);
-    return parse_worktrees(r.out, common_git_dir(call));
+    return parse_worktrees(r.out, site_of(call).repository());
 }
 
 std::optional<ListedTree> find_listed(const std::vector<ListedTree>& trees, const GitCall& call,
@@ -126,7 +88,7 @@ std::vector<ListedTree> prune_candidates(const GitCall& call)
     // newline, LESSONS 23), each admin entry that exists looks for its own line start.
     std::string said = "\n" + r.err;
     std::vector<ListedTree> pruned;
-    fs::path common = common_git_dir(call);
+    fs::path common = site_of(call).repository();
     std::error_code ec;
     for (const auto& entry : fs::directory_iterator(common / "worktrees", ec)) {
         std::string id = entry.path().filename().string();

@@ -3,6 +3,7 @@
 #include "guard/git/gitcall.hpp"
 #include "guard/git/process.hpp"
 #include "guard/git/repo.hpp"
+#include "guard/git/site.hpp"
 
 #include <filesystem>
 #include <initializer_list>
@@ -23,14 +24,6 @@ using ListedTree = Worktree;
 // whatever the caller's locale: some are read by their words (`clean -n`, `worktree prune -n`).
 RunResult ask_git(const GitCall& call, const std::vector<std::string>& args, const std::string& input = "");
 RunResult ask_git(const GitCall& call, std::initializer_list<std::string> rest);
-
-// Where `call` runs (CallSite), asked of git once per call: the first asking fills
-// `call.site`, and takes the front end's config listing (`call.config`) as the
-// repository's settings, so no layer reads them again.
-const CallSite& call_site(const GitCall& call);
-
-// The absolute common git dir of the repository `call` runs in. Throws Error outside one.
-std::filesystem::path common_git_dir(const GitCall& call);
 
 // Every worktree git lists, the main one first.
 std::vector<ListedTree> list_trees(const GitCall& call);

@@ -238,39 +238,35 @@ constexpr RepoCheck k_repo_checks[] = {shim_checks,    enabled_checks, hook_chec
                                        worktree_checks, records_checks, watch_checks,
                                        limits_checks};
 
-// Whether git itself reads the repository around `start` (a format this git lacks, such
-// as reftable before 2.45, is the one failure); rethrows "not in a repository".
-std::optional<Site> repository_check(std::vector<Check>& checks, const fs::path& start)
+// Whether git itself reads the repository at `here` (a format this git lacks, such as
+// reftable before 2.45, is the one failure); throws "not in a repository".
+bool repository_check(std::vector<Check>& checks, const Site& here)
 {
-    try {
-        Site site = locate_site(start);
-        checks.push_back(passed("repository", "git reads " + site.where.common.string()));
-        return site;
-    } catch (const Error& e) {
-        std::string what = e.what();
-        if (what.find("can read:") == std::string::npos)
-            throw; // not in a repository at all
-        checks.push_back(failed("repository", what,
-                                "use a git that knows this repository's format (git --version), "
-                                "or repair it ('git fsck')"));
-        return std::nullopt;
+    if (!here.common.empty()) {
+        checks.push_back(passed("repository", "git reads " + here.common.string()));
+        return true;
     }
+    if (here.why.find("can read:") == std::string::npos)
+        here.repository(); // not in a repository at all
+    checks.push_back(failed("repository", here.why,
+                            "use a git that knows this repository's format (git --version), "
+                            "or repair it ('git fsck')"));
+    return false;
 }
 
 } // namespace
 
-std::vector<Check> diagnose(const fs::path& start)
+std::vector<Check> diagnose(const Site& here)
 {
     std::vector<Check> checks{version_check()};
     std::string git;
     checks.push_back(real_git_check(git));
     checks.push_back(system_install_check());
-    auto site = repository_check(checks, start);
-    if (!site) {
+    if (!repository_check(checks, here)) {
         checks.push_back(limits_check(false));
         return checks;
     }
-    Patient patient{git, *site, site->where.common, read_settings(site->where.common)};
+    Patient patient{git, here, here.common, read_settings(here.common)};
     for (RepoCheck check : k_repo_checks)
         check(checks, patient);
     return checks;

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "guard/git/site.hpp"
+
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -13,8 +15,8 @@ struct Check {
     std::string fix;    // one line: how to fix it (empty when ok)
 };
 
-// Runs every check for the repository containing `start`; never throws for a
+// Runs every check for the repository at `here` (the CLI's site); never throws for a
 // failed check (only for "not in a repository").
-std::vector<Check> diagnose(const std::filesystem::path& start);
+std::vector<Check> diagnose(const Site& here);
 
 } // namespace guard

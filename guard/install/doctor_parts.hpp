@@ -4,6 +4,7 @@
 #include "guard/install/doctor.hpp"
 
 #include "guard/git/repo.hpp"
+#include "guard/git/site.hpp"
 #include "guard/judge/work.hpp"
 
 #include <filesystem>

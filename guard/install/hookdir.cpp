@@ -97,12 +97,12 @@ void keep_out_of_status(Installation& ctx, const fs::path& root, const fs::path&
     if (rel.starts_with("..") ||
         run({ctx.git, "-C", root.string(), "check-ignore", "-q", "--", rel}).status == 0)
         return; // outside the tree, or ignored already
-    fs::path exclude = ctx.common / "info" / "exclude";
+    fs::path exclude = ctx.site.common / "info" / "exclude";
     auto text = read_bytes(exclude);
     if (!ctx.manifest.find("exclude")) {
         if (text) {
-            fs::create_directories(ctx.common / "guard" / "backup");
-            write_bytes(Manifest::backup(ctx.common, "exclude.before"), *text, fs::perms(0644));
+            fs::create_directories(ctx.site.common / "guard" / "backup");
+            write_bytes(Manifest::backup(ctx.site.common, "exclude.before"), *text, fs::perms(0644));
         }
         ctx.record({"exclude", text ? "present" : "absent"});
     }
@@ -117,7 +117,7 @@ void keep_out_of_status(Installation& ctx, const fs::path& root, const fs::path&
 HooksLocation locate_hooks(const std::string& git, const Site& site)
 {
     HooksLocation hooks;
-    const fs::path& common = site.where.common;
+    const fs::path& common = site.common;
     auto found = run({git, "--git-dir=" + common.string(), "config", "--show-scope",
                       "--show-origin", "--get", "core.hooksPath"});
     std::istringstream fields(found.out.substr(0, found.out.find('\n')));

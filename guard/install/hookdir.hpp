@@ -2,6 +2,7 @@
 
 #include "guard/base/manifest.hpp"
 #include "guard/git/repo.hpp"
+#include "guard/git/site.hpp"
 
 #include <filesystem>
 #include <string>

@@ -27,7 +27,7 @@ namespace guard {
 
 RunResult git_in(const Installation& ctx, std::vector<std::string> args)
 {
-    args.insert(args.begin(), {ctx.git, "--git-dir=" + ctx.common.string()});
+    args.insert(args.begin(), {ctx.git, "--git-dir=" + ctx.site.common.string()});
     RunResult r = run(args);
     forget_config(); // install and uninstall change it: later reads ask git again
     return r;
@@ -37,7 +37,7 @@ void git_checked(const Installation& ctx, const std::vector<std::string>& args)
 {
     auto result = git_in(ctx, args);
     if (result.status != 0)
-        throw Error("'git " + args[0] + " " + args[1] + "' failed in " + ctx.common.string() +
+        throw Error("'git " + args[0] + " " + args[1] + "' failed in " + ctx.site.common.string() +
                     ": " + result.err);
 }
 
@@ -51,9 +51,9 @@ void note_copy(Installation& ctx)
     auto repo = ctx.manifest.find("repo");
     if (repo && ctx.manifest.origin().empty())
         return;
-    ctx.manifest.set_repo(ctx.common);
-    if (exists_at_all(Manifest::file(ctx.common)) || !ctx.manifest.records().empty())
-        ctx.manifest.save(ctx.common);
+    ctx.manifest.set_repo(ctx.site.common);
+    if (exists_at_all(Manifest::file(ctx.site.common)) || !ctx.manifest.records().empty())
+        ctx.manifest.save(ctx.site.common);
 }
 
 void Installation::say(std::string line, bool changed)
@@ -65,12 +65,12 @@ void Installation::say(std::string line, bool changed)
 void Installation::record(Record r)
 {
     manifest.add(std::move(r));
-    manifest.save(common);
+    manifest.save(site.common);
 }
 
 std::string Installation::display(const fs::path& path) const
 {
-    auto rel = path.lexically_relative(common.parent_path());
+    auto rel = path.lexically_relative(site.common.parent_path());
     return !rel.empty() && *rel.begin() != ".." ? rel.string() : path.string();
 }
 
@@ -90,7 +90,7 @@ void set_config(Installation& ctx, const std::string& key, const std::string& va
 
 void lock_worktrees(Installation& ctx)
 {
-    for (const auto& tree : list_worktrees(ctx.common)) {
+    for (const auto& tree : list_worktrees(ctx.site.common)) {
         if (tree.is_main || tree.prunable)
             continue;
         if (tree.locked) {
@@ -145,7 +145,7 @@ std::vector<fs::path> lefthook_roots(const Installation& ctx, const HooksLocatio
     for (const auto& dir : hooks.dirs)
         lefthook = lefthook || is_lefthook_hook(dir / "reference-transaction");
     std::vector<fs::path> roots;
-    for (const auto& tree : list_worktrees(ctx.common)) {
+    for (const auto& tree : list_worktrees(ctx.site.common)) {
         if (tree.prunable)
             continue;
         roots.push_back(tree.path);
@@ -202,7 +202,7 @@ namespace {
 void start_watching(Installation& ctx)
 {
     std::string why;
-    if (auto pid = start_watcher(ctx.common, why))
+    if (auto pid = start_watcher(ctx.site.common, why))
         ctx.say("the watcher runs (pid " + std::to_string(*pid) + "): what bypasses git's command line is saved too", false);
     else
         ctx.say("could not start the watcher (" + why + "): run 'git guard watch'", false);
@@ -210,10 +210,10 @@ void start_watching(Installation& ctx)
 
 } // namespace
 
-InstallReport install(const fs::path& start, const InstallOptions& options)
+InstallReport install(const Site& here, const InstallOptions& options)
 {
-    Installation ctx{find_real_git(), locate_site(start), {}, {}, {}};
-    ctx.common = ctx.site.where.common;
+    here.repository(); // outside a repository: the Error says so
+    Installation ctx{find_real_git(), here, {}, {}};
     check_git(ctx, options);
     auto hooks = locate_hooks(ctx.git, ctx.site);
     check_hooks_scope(hooks, options.force);
@@ -226,12 +226,12 @@ InstallReport install(const fs::path& start, const InstallOptions& options)
         for (const auto& name : names)
             if (!left_to_lefthook(hooks.dirs[i], name))
                 check_hook(ctx.git, hooks.dirs[i], name, hooks.roots[i]);
-    bool first = !ctx.manifest.load(ctx.common);
+    bool first = !ctx.manifest.load(ctx.site.common);
     auto lefthook = lefthook_roots(ctx, hooks);
     for (const auto& root : lefthook)
         check_lefthook_job(root);
     // Everything is validated: from here on, each change is recorded before it is made.
-    snapshot_config(ctx.common, first);
+    snapshot_config(ctx.site.common, first);
     note_copy(ctx);
     place_hooks(ctx, hooks, names);
     for (const auto& root : lefthook)
@@ -244,10 +244,10 @@ InstallReport install(const fs::path& start, const InstallOptions& options)
         lock_worktrees(ctx);
     }
     link_shim(ctx, link);
-    keep_installed_config(ctx.common);
+    keep_installed_config(ctx.site.common);
     start_watching(ctx);
     if (!ctx.report.changed)
-        ctx.say("git-guard is already installed in " + ctx.common.string() + ": nothing changed",
+        ctx.say("git-guard is already installed in " + ctx.site.common.string() + ": nothing changed",
                 false);
     return ctx.report;
 }
@@ -255,11 +255,10 @@ InstallReport install(const fs::path& start, const InstallOptions& options)
 void guard_new_worktree(const fs::path& tree)
 {
     try {
-        Installation ctx{find_real_git(), locate_site(tree), {}, {}, {}};
-        ctx.common = ctx.site.where.common;
-        if (!ctx.manifest.load(ctx.common))
+        Installation ctx{find_real_git(), site_at(tree), {}, {}};
+        if (!ctx.manifest.load(ctx.site.common))
             return;
-        Settings settings = read_settings(ctx.common);
+        Settings settings = read_settings(ctx.site.common);
         if (!settings.enabled)
             return;
         fs::path root = ctx.site.top.empty() ? tree : ctx.site.top;
@@ -278,7 +277,7 @@ void guard_new_worktree(const fs::path& tree)
         place_hooks(ctx, hooks, names, root);
         if (ctx.manifest.find("lefthook"))
             add_lefthook_job(ctx, root);
-        for (const auto& other : list_worktrees(ctx.common))
+        for (const auto& other : list_worktrees(ctx.site.common))
             if (lock && !other.is_main && !other.locked && same_tree(other.path, root))
                 git_checked(ctx, {"worktree", "lock", "--reason", k_lock_reason, root.string()});
     } catch (const std::exception& e) {

@@ -29,8 +29,7 @@ struct InstallReport {
 // The repository is what git reports (no libgit2), so every format git reads is guarded.
 struct Installation {
     std::string git; // the real git
-    Site site;
-    std::filesystem::path common;
+    Site site; // site.common is the repository it changes
     Manifest manifest;
     InstallReport report;
 
@@ -47,11 +46,11 @@ struct Installation {
 // dir): sets guard.enabled, installs the reference-transaction hook (chaining an
 // existing one), links the shim into the shim dir, and records a manifest under
 // `<common git dir>/guard/`. Idempotent. Throws Error on a refusal.
-InstallReport install(const std::filesystem::path& start, const InstallOptions& options);
+InstallReport install(const Site& here, const InstallOptions& options);
 
 // Restores the hooks and config from the manifest, byte for byte. Never touches
 // stranded branches; keeps the shared shim while another guarded repository uses it.
-InstallReport uninstall(const std::filesystem::path& start);
+InstallReport uninstall(const Site& here);
 
 // The `git-guard-hook` or `git-guard-shim` front end installed next to this binary.
 std::filesystem::path front_end(const char* name);

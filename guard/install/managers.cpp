@@ -152,7 +152,7 @@ void check_lefthook_job(const fs::path& root)
 void add_lefthook_job(Installation& ctx, const fs::path& root)
 {
     fs::path local = lefthook_local(root);
-    std::string block = job_block(ctx.common);
+    std::string block = job_block(ctx.site.common);
     if (has_lefthook_job(root)) {
         std::string text = read_bytes(local).value_or("");
         auto [at, size] = find_job(text);
@@ -176,7 +176,7 @@ void undo_lefthook(Installation& ctx, const Record& record)
     auto now = read_bytes(local);
     if (!now || now->find(k_job_marker) == std::string::npos)
         return ctx.say(local.string() + " no longer holds git-guard's job", false);
-    std::string block = job_block(ctx.common);
+    std::string block = job_block(ctx.site.common);
     std::string before = record.size() > 3 ? record[3] : "";
     if (*now == with_separator(before) + block) {
         // Nobody changed it since: put back each byte, or no file at all.

@@ -53,7 +53,7 @@ void hide_saves(Installation& ctx)
 {
     for (const char* space : k_hidden_saves) {
         std::string sample = std::string(space) + "/x";
-        if (ref_is_hidden(sample, hide_rules(ctx.git, ctx.common))) {
+        if (ref_is_hidden(sample, hide_rules(ctx.git, ctx.site.common))) {
             ctx.say(std::string(space) + "/ is already hidden from fetches", false);
             continue;
         }
@@ -61,10 +61,10 @@ void hide_saves(Installation& ctx)
         const auto& records = ctx.manifest.records();
         if (std::find(records.begin(), records.end(), record) == records.end())
             ctx.record(record);
-        auto r = run({ctx.git, "--git-dir=" + ctx.common.string(), "config", "--local", "--add", k_key, space});
+        auto r = run({ctx.git, "--git-dir=" + ctx.site.common.string(), "config", "--local", "--add", k_key, space});
         forget_config();
         if (r.status != 0)
-            throw Error("'git config --add " + std::string(k_key) + "' failed in " + ctx.common.string() + ": " + r.err);
+            throw Error("'git config --add " + std::string(k_key) + "' failed in " + ctx.site.common.string() + ": " + r.err);
         ctx.say("added " + std::string(k_key) + "=" + space + " (saves are not served to fetches)");
     }
 }
@@ -73,7 +73,7 @@ void undo_config_add(Installation& ctx, const std::vector<std::string>& record)
 {
     if (record.size() < 3)
         return;
-    run({ctx.git, "--git-dir=" + ctx.common.string(), "config", "--local", "--fixed-value", "--unset-all",
+    run({ctx.git, "--git-dir=" + ctx.site.common.string(), "config", "--local", "--fixed-value", "--unset-all",
          record[1], record[2]});
     forget_config();
 }

@@ -71,10 +71,10 @@ void link_shim(Installation& ctx, const fs::path& link)
     if (!ctx.manifest.find("registry", registry.string()))
         ctx.record({"registry", registry.string()});
     auto repos = read_registry(registry);
-    if (std::find(repos.begin(), repos.end(), ctx.common.string()) == repos.end()) {
-        repos.push_back(ctx.common.string());
+    if (std::find(repos.begin(), repos.end(), ctx.site.common.string()) == repos.end()) {
+        repos.push_back(ctx.site.common.string());
         write_registry(registry, repos);
-        ctx.say("registered " + ctx.common.string() + " in " + registry.string());
+        ctx.say("registered " + ctx.site.common.string() + " in " + registry.string());
     }
     ctx.say(path_advice(link.parent_path(), shim), false);
 }
@@ -87,7 +87,7 @@ void unlink_shim(Installation& ctx)
     if (!registry)
         return;
     auto repos = read_registry((*registry)[1]);
-    std::erase(repos, ctx.common.string());
+    std::erase(repos, ctx.site.common.string());
     repos.empty() ? void(fs::remove((*registry)[1])) : write_registry((*registry)[1], repos);
     for (const auto& record : ctx.manifest.records()) {
         if (record[0] != "shim")

@@ -18,7 +18,7 @@ namespace {
 
 void unlock_worktrees(Installation& ctx)
 {
-    for (const auto& tree : list_worktrees(ctx.common)) {
+    for (const auto& tree : list_worktrees(ctx.site.common)) {
         std::string reason = tree.lock_reason.substr(0, tree.lock_reason.find('\n'));
         if (tree.is_main || !tree.locked || reason != k_lock_reason)
             continue;
@@ -29,7 +29,7 @@ void unlock_worktrees(Installation& ctx)
 
 void restore_config(Installation& ctx)
 {
-    bool whole = restore_config_bytes(ctx.common);
+    bool whole = restore_config_bytes(ctx.site.common);
     forget_config();
     if (whole)
         return ctx.say("restored the repository config byte for byte");
@@ -52,13 +52,13 @@ void restore_config(Installation& ctx)
 
 } // namespace
 
-InstallReport uninstall(const fs::path& start)
+InstallReport uninstall(const Site& here)
 {
-    Installation ctx{find_real_git(), locate_site(start), {}, {}, {}};
-    ctx.common = ctx.site.where.common;
-    if (!ctx.manifest.load(ctx.common))
-        throw Error("git-guard is not installed in " + ctx.common.string() + " (there is no " +
-                    Manifest::file(ctx.common).string() + ")");
+    here.repository(); // outside a repository: the Error says so
+    Installation ctx{find_real_git(), here, {}, {}};
+    if (!ctx.manifest.load(ctx.site.common))
+        throw Error("git-guard is not installed in " + ctx.site.common.string() + " (there is no " +
+                    Manifest::file(ctx.site.common).string() + ")");
     note_copy(ctx);
     unlock_worktrees(ctx);
     auto records = ctx.manifest.records();
@@ -71,15 +71,15 @@ InstallReport uninstall(const fs::path& start)
         else if ((*r)[0] == "lefthook")
             undo_lefthook(ctx, *r);
         else if ((*r)[0] == "exclude") {
-            restore_exclude(ctx.common, *r);
+            restore_exclude(ctx.site.common, *r);
             ctx.say("restored info/exclude");
         }
     }
     restore_config(ctx);
     unlink_shim(ctx);
-    fs::remove_all(ctx.common / "guard" / "backup");
-    fs::remove(Manifest::file(ctx.common));
-    ctx.say("git-guard is uninstalled from " + ctx.common.string() +
+    fs::remove_all(ctx.site.common / "guard" / "backup");
+    fs::remove(Manifest::file(ctx.site.common));
+    ctx.say("git-guard is uninstalled from " + ctx.site.common.string() +
             "; stranded/ branches are kept (git guard list shows them)");
     return ctx.report;
 }

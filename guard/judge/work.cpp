@@ -197,13 +197,11 @@ Work inspect_branch(const fs::path& common, const std::string& branch, const std
     return w;
 }
 
-std::vector<Work> inspect_paths(const fs::path& start, const std::vector<fs::path>& paths,
+std::vector<Work> inspect_paths(const Site& here, const std::vector<fs::path>& paths,
                                 const std::vector<std::string>& branches)
 {
     // The first tree named picks the repository, so status works from any directory.
-    std::error_code ec;
-    bool named = !paths.empty() && fs::is_directory(paths.front(), ec);
-    fs::path common = locate(named ? paths.front() : start).common;
+    fs::path common = (paths.empty() ? here : site_named(here, paths.front())).repository();
     Settings settings = read_settings(common);
     std::vector<Work> works;
     // One worktree list and one refs walk for every tree this status judges.

@@ -2,6 +2,7 @@
 
 #include "guard/git/history.hpp"
 #include "guard/git/repo.hpp"
+#include "guard/git/site.hpp"
 #include "guard/judge/head.hpp"
 
 #include <functional>
@@ -107,8 +108,9 @@ Work inspect_checkout(const std::filesystem::path& git_dir, const std::filesyste
 namespace guard {
 
 // `git guard status`: the trees at `paths` (every worktree when both lists are
-// empty) and the branches named in `branches`, for the repository around `start`.
-std::vector<Work> inspect_paths(const std::filesystem::path& start,
+// empty) and the branches named in `branches`, for the repository the first path names
+// (site_named), else `here`'s.
+std::vector<Work> inspect_paths(const Site& here,
                                 const std::vector<std::filesystem::path>& paths,
                                 const std::vector<std::string>& branches);
 

@@ -83,7 +83,7 @@ int refuse(const GitCall& call, const std::string& top, const Destroyed& d, cons
 }
 
 // The dropped stash commits stay reachable, each from a ref of its own.
-void keep_stashes(const GitCall& call, const Place& place, const Destroyed& d)
+void keep_stashes(const GitCall& call, const Site& site, const Destroyed& d)
 {
     auto r = ask_git(call, {"for-each-ref", "--format=%(objectname)", std::string(k_in_place_prefix) + "/"});
     std::set<std::string> kept;
@@ -96,8 +96,8 @@ void keep_stashes(const GitCall& call, const Place& place, const Destroyed& d)
     for (const auto& commit : d.stashes) {
         if (kept.contains(commit))
             continue; // an earlier save already holds it
-        Saved s = save_existing(place.common_dir, place.name, commit,
-                                {.reason = d.reason, .ref_prefix = k_in_place_prefix, .path = place.top.string(),
+        Saved s = save_existing(site.common, tree_name(site), commit,
+                                {.reason = d.reason, .ref_prefix = k_in_place_prefix, .path = site.top.string(),
                                  .branch = d.branch});
         refs.push_back(s.ref);
         kept.insert(commit);
@@ -110,15 +110,15 @@ void keep_stashes(const GitCall& call, const Place& place, const Destroyed& d)
 }
 
 // Commits only (contract C1): the save points at HEAD itself; no commit is made.
-void keep_commits(const GitCall& call, const Place& place, const Destroyed& d)
+void keep_commits(const GitCall& call, const Site& site, const Destroyed& d)
 {
     auto r = ask_git(call, {"for-each-ref", "--count=1", "--format=%(refname)",
                             "--points-at=" + d.left_behind, std::string(k_in_place_prefix) + "/"});
-    if ((r.status == 0 && !r.out.empty()) || chains_save(place.common_dir, d.left_behind))
+    if ((r.status == 0 && !r.out.empty()) || chains_save(site.common, d.left_behind))
         return; // an earlier save holds them already (a ref, or a chain it was folded onto)
-    Saved s = save_existing(place.common_dir, place.name, d.left_behind,
+    Saved s = save_existing(site.common, tree_name(site), d.left_behind,
                             {.reason = d.reason, .ref_prefix = k_in_place_prefix,
-                             .path = place.top.empty() ? place.common_dir.string() : place.top.string(),
+                             .path = site.top.empty() ? site.common.string() : site.top.string(),
                              .branch = d.left_behind_branch.empty() ? d.branch : d.left_behind_branch});
     if (!d.quiet)
         std::fprintf(stderr, "git-guard: saved the commits %s leaves on no ref (%s) to %s (git log %s)\n",
@@ -128,7 +128,7 @@ void keep_commits(const GitCall& call, const Place& place, const Destroyed& d)
 
 // Only the whole tree will do (unmerged entries, a submodule's or a nested repository's
 // own work, or git could not say): the engine's save of everything the tree holds.
-void save_whole(const GitCall& call, const Place& place, const Destroyed& d)
+void save_whole(const GitCall& call, const Site& site, const Destroyed& d)
 {
     SaveOptions options{.reason = d.reason, .ref_prefix = k_in_place_prefix, .stage_early = true};
     if (!d.in_doubt) {
@@ -139,7 +139,7 @@ void save_whole(const GitCall& call, const Place& place, const Destroyed& d)
         for (const auto& p : d.paths)
             options.nested_saved->push_back(p.path.ends_with('/') ? p.path.substr(0, p.path.size() - 1) : p.path);
     }
-    SaveResult result = save_path(call.cwd, place.top, options);
+    SaveResult result = save_path(site, site.top, options);
     if (!result.refused.empty())
         throw Error(result.work.reason.empty() ? result.refused : result.work.reason);
     if (result.saved)
@@ -148,60 +148,50 @@ void save_whole(const GitCall& call, const Place& place, const Destroyed& d)
 
 // What only the branch a command forces elsewhere held: the whole-tree save's first parent
 // is HEAD, which holds HEAD's own commits but not another branch's.
-void keep_other_branch(const GitCall& call, const Place& place, const Destroyed& d)
+void keep_other_branch(const GitCall& call, const Site& site, const Destroyed& d)
 {
     if (!d.left_behind.empty() && d.left_behind != d.head)
-        keep_commits(call, place, d);
+        keep_commits(call, site, d);
 }
 
-// A bare repository's name for its saves: `repo` for /x/repo.git (or /x/repo/.git).
-std::string bare_name(const fs::path& common)
-{
-    fs::path dir = common.filename() == ".git" ? common.parent_path() : common;
-    std::string name = dir.filename().string();
-    if (name.size() > 4 && name.ends_with(".git"))
-        name.resize(name.size() - 4);
-    return name.empty() ? "repository" : name;
-}
-
-void keep(const GitCall& call, const Place& place, const Destroyed& d)
+void keep(const GitCall& call, const Site& site, const Destroyed& d)
 {
     if (!d.whole_tree_why.empty() && d.stashes.empty()) {
-        save_whole(call, place, d); // save_path takes the tree's lock itself
-        return keep_other_branch(call, place, d);
+        save_whole(call, site, d); // save_path takes the tree's lock itself
+        return keep_other_branch(call, site, d);
     }
     {
         Repository repo;
         try {
-            repo = open_repository(place.common_dir); // the objects and config: no guess at the tree
+            repo = open_repository(site.common); // the objects and config: no guess at the tree
         } catch (const Error& e) { // a format libgit2 cannot open: the engine's save, through git
             if (d.stashes.empty())
-                return save_whole(call, place, d);
+                return save_whole(call, site, d);
             throw;
         }
         Settings settings = read_settings(repo.get());
         // One save at a time per tree, as for removals (DESIGN §7).
-        PathLock lock(place.common_dir, place.top.empty() ? place.common_dir.string() : place.top.string(),
+        PathLock lock(site.common, site.top.empty() ? site.common.string() : site.top.string(),
                       settings.lock_timeout);
         if (!d.stashes.empty())
-            return keep_stashes(call, place, d);
+            return keep_stashes(call, site, d);
         try {
             std::optional<Saved> saved;
             if (!d.paths.empty())
-                saved = save_destroyed(call, place, d, {repo.get(), &settings});
+                saved = save_destroyed(call, site, d, {repo.get(), &settings});
             if (saved)
                 report(*saved, d); // its first parent, HEAD, holds HEAD's commits left behind
             if (!saved && !d.left_behind.empty())
-                keep_commits(call, place, d);
+                keep_commits(call, site, d);
             else
-                keep_other_branch(call, place, d);
+                keep_other_branch(call, site, d);
             return;
         } catch (const Error& e) {
             spdlog::warn("the save of the destroyed paths failed ({}); saving the whole tree", e.what());
         }
     }
-    save_whole(call, place, d);
-    keep_other_branch(call, place, d);
+    save_whole(call, site, d);
+    keep_other_branch(call, site, d);
 }
 
 } // namespace
@@ -220,15 +210,11 @@ int guard_in_place(const GitCall& call)
     }
     if (d.empty())
         return 0;
-    Place place;
-    try {
-        place = locate(call);
-    } catch (const Error&) {
-        const CallSite& site = call_site(call);
+    const Site& site = site_of(call);
+    if (site.top.empty()) {
         if (d.paths.empty() && d.stashes.empty() && !d.left_behind.empty() && !site.common.empty()) {
             // A bare repository (orchestrators keep one beside their worktrees): a forced
-            // branch move there needs no tree, only the repository, named as its directory.
-            place = {"", site.git_dir, site.common, bare_name(site.common)};
+            // branch move there needs no tree, only the repository (tree_name names it).
         } else if (!d.stashes.empty() || !d.paths.empty() || !d.left_behind.empty()) {
             return refuse(call, "", d, "git cannot say where the tree is");
         } else {
@@ -236,11 +222,11 @@ int guard_in_place(const GitCall& call)
         }
     }
     try {
-        init_log(place.common_dir, false);
+        init_log(site.common, false);
         spdlog::info("shim: git {}", call.words[0]);
-        keep(call, place, d);
+        keep(call, site, d);
     } catch (const std::exception& e) {
-        return refuse(call, place.top.string(), d, e.what());
+        return refuse(call, site.top.string(), d, e.what());
     }
     return 0; // Point of no return: what goes is on a verified ref; git runs.
 }

@@ -71,20 +71,20 @@ std::vector<Saved> save_branch(const fs::path& common, const std::string& branch
 }
 
 // A tree names its own repository, so a removal works from any directory; a
-// husk (whose git would answer for the wrong repository) falls back to `start`.
-fs::path repository_of(const fs::path& tree, const fs::path& start)
+// husk (whose git would answer for the wrong repository) falls back to `here`.
+fs::path repository_of(const fs::path& tree, const Site& here)
 {
     std::error_code ec;
     if (fs::exists(tree / ".git", ec)) {
         try {
-            Location where = locate(tree);
-            if (absolute_path(where.git_dir).parent_path() == absolute_path(where.common / "worktrees") ||
-                absolute_path(where.common) == absolute_path(tree / ".git"))
-                return where.common;
+            Site own = site_at(tree);
+            if (absolute_path(own.git_dir).parent_path() == absolute_path(own.common / "worktrees") ||
+                absolute_path(own.common) == absolute_path(tree / ".git"))
+                return own.common;
         } catch (const Error&) {
         }
     }
-    return locate(start).common;
+    return here.repository();
 }
 
 RemoveResult kept(const fs::path& common, const Work& work, const std::string& why)
@@ -121,10 +121,10 @@ std::string removal_lock_key(const fs::path& tree)
     return "worktree remove " + tree.string();
 }
 
-RemoveResult remove_tree(const fs::path& start, const fs::path& path, const RemoveOptions& options)
+RemoveResult remove_tree(const Site& here, const fs::path& path, const RemoveOptions& options)
 {
     fs::path abs = absolute_path(path);
-    fs::path common = repository_of(abs, start);
+    fs::path common = repository_of(abs, here);
     Settings settings = read_settings(common);
     auto tree = find_worktree(common, abs);
     if (tree && tree->is_main)
@@ -196,19 +196,20 @@ RemoveResult remove_tree(const fs::path& start, const fs::path& path, const Remo
     return result;
 }
 
-std::string discard(const fs::path& start, const std::string& target)
+std::string discard(const Site& here, const std::string& target)
 {
-    fs::path as_path = absolute_path(start / target);
+    fs::path as_path = absolute_path(here.dir / target);
     std::error_code ec;
     bool is_dir = fs::is_directory(as_path, ec);
     // A pasted `git guard discard <tree>` works from any directory: a tree git can
     // still read names its own repository.
-    fs::path from = is_dir && fs::exists(as_path / ".git", ec) ? as_path : start;
-    fs::path common = locate(from).common;
-    if (from != start) // the CLI set up its log at the cwd, which is no repository: log here
+    bool named = is_dir && fs::exists(as_path / ".git", ec);
+    Site site = named ? site_at(as_path) : here;
+    fs::path common = site.repository();
+    if (named) // the CLI set up its log at the cwd, which may be another repository or none
         init_log(common, false);
     if (is_dir) {
-        auto result = remove_tree(from, as_path, {.discard = Discard::yes});
+        auto result = remove_tree(site, as_path, {.discard = Discard::yes});
         if (result.outcome == Outcome::kept)
             throw Error(result.message);
         spdlog::warn("discarded tree {}", as_path.string());
@@ -216,7 +217,7 @@ std::string discard(const fs::path& start, const std::string& target)
     }
     std::string name = target.starts_with("refs/heads/") ? target.substr(11) : target;
     if (name.starts_with("stranded/")) {
-        drop_stranded(start, name);
+        drop_stranded(common, name);
         return "dropped " + name;
     }
     Git git(common);

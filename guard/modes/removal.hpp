@@ -1,5 +1,6 @@
 #pragma once
 
+#include "guard/git/site.hpp"
 #include "guard/save/snapshot.hpp"
 
 #include <filesystem>
@@ -31,8 +32,9 @@ struct RemoveResult {
 // another removal has already saved (and calling its removal its own).
 std::string removal_lock_key(const std::filesystem::path& tree);
 
-// `git guard remove`: save, remove, prune; handles husks and read-only trees.
-RemoveResult remove_tree(const std::filesystem::path& start, const std::filesystem::path& tree,
+// `git guard remove`: save, remove, prune; handles husks and read-only trees. The tree
+// names its own repository when git can read it; else it is `here`'s (the caller's).
+RemoveResult remove_tree(const Site& here, const std::filesystem::path& tree,
                          const RemoveOptions& options);
 
 } // namespace guard
@@ -40,7 +42,8 @@ RemoveResult remove_tree(const std::filesystem::path& start, const std::filesyst
 namespace guard {
 
 // `git guard discard <tree|branch|stranded branch>`: the explicit override that
-// destroys without saving. Logged. Returns what was destroyed, for the user.
-std::string discard(const std::filesystem::path& start, const std::string& target);
+// destroys without saving. Logged. Returns what was destroyed, for the user. A tree
+// names its own repository; a branch or a save is `here`'s.
+std::string discard(const Site& here, const std::string& target);
 
 } // namespace guard

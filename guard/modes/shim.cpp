@@ -104,8 +104,8 @@ int run_shim(const std::vector<std::string>& args)
     // layer needs the site (a clean in-place destroyer never does).
     init_log({}, false);
     if (call.words[0] == "gc" || call.words[0] == "prune" || call.words[0] == "maintenance") {
-        init_log(common_git_dir(call), false);
-        sweep_before_gc(common_git_dir(call)); // the backstop's sweep (DESIGN §15), then git
+        init_log(site_of(call).repository(), false);
+        sweep_before_gc(site_of(call).repository()); // the backstop's sweep (DESIGN §15), then git
     }
     if (call.words[0] != "worktree") {
         if (int rc = guard_unhooked_deletion(call))

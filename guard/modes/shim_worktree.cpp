@@ -73,7 +73,7 @@ std::string remove_target(const std::vector<std::string>& words)
 // its files when a moved-aside directory still points at it).
 int save_admin(const GitCall& call, const ListedTree& tree, const std::string& reason)
 {
-    fs::path common = common_git_dir(call);
+    fs::path common = site_of(call).repository();
     Settings settings = read_settings(common);
     for (const auto& t : list_worktrees(common)) {
         if (t.name != tree.name)
@@ -103,7 +103,7 @@ int save_listed(const GitCall& call, const ListedTree& tree, const std::string& 
     bool gone = tree.git_prunable || !fs::exists(tree.path);
     SaveResult r;
     try {
-        fs::path common = common_git_dir(call);
+        fs::path common = site_of(call).repository();
         r = save_tree(common, read_settings(common), tree.path, {.reason = reason}, trees);
     } catch (const Error& e) {
         if (gone)
@@ -146,7 +146,7 @@ int guard_remove(const GitCall& call)
         exec_git(call); // git refuses or reports it itself
     // Held across the exec below (the descriptor survives it): racers removing this
     // tree wait until git has removed it, then find it gone. Only this tree's lock.
-    fs::path common = common_git_dir(call);
+    fs::path common = site_of(call).repository();
     Settings settings = read_settings(common);
     std::vector<PathLock> removing;
     removing.emplace_back(common, removal_lock_key(*key), settings.lock_timeout);
@@ -226,7 +226,7 @@ int guard_add(const GitCall& call)
 
 int guard_worktree(const GitCall& call)
 {
-    init_log(common_git_dir(call), false);
+    init_log(site_of(call).repository(), false);
     spdlog::info("shim: git worktree");
     const std::string& what = call.words.size() > 1 ? call.words[1] : "";
     if (what == "remove")

@@ -32,7 +32,7 @@ namespace {
 
 // Whether git, with the caller's configuration, runs our reference-transaction hook (in
 // the hooks directory git named with the call's site).
-bool our_hook_runs(const GitCall&, const CallSite& site)
+bool our_hook_runs(const GitCall&, const Site& site)
 {
     return !site.hooks.empty() && guard_hook_runs(site.hooks, site.top);
 }
@@ -90,7 +90,7 @@ std::vector<std::string> git_argv(const GitCall& call)
     argv[0] = call.real_git;
     if (!call.hooks_off)
         return argv;
-    const CallSite& site = call_site(call);
+    const Site& site = site_of(call);
     if (site.common.empty() || our_hook_runs(call, site))
         return argv;
     fs::path hooks = private_hooks(site.common);
@@ -112,7 +112,7 @@ int guard_unhooked_deletion(const GitCall& call)
     std::vector<std::string> branches = deleted_branches(call);
     if (branches.empty())
         return 0;
-    const CallSite& site = call_site(call);
+    const Site& site = site_of(call);
     if (site.common.empty() || our_hook_runs(call, site))
         return 0; // not a repository (git says so itself), or the hook judges
     branches = local_names(call, branches);

@@ -22,19 +22,9 @@ namespace fs = std::filesystem;
 
 namespace guard {
 
-Place locate(const GitCall& call)
+std::string ref_dir(const Site& site)
 {
-    const CallSite& site = call_site(call);
-    if (site.top.empty())
-        throw Error("cannot find the tree's root: " + site.why);
-    Place p{site.top, site.git_dir, site.common, ""};
-    p.name = p.top.filename().string();
-    return p;
-}
-
-std::string ref_dir(const Place& place)
-{
-    std::string name = ref_component(place.name);
+    std::string name = ref_component(tree_name(site));
     return std::string(k_in_place_prefix) + "/" + (name.empty() ? "tree" : name) + "/";
 }
 
@@ -108,13 +98,13 @@ std::string held(const Destroyed& d)
 
 namespace {
 
-std::string message(const Place& place, const Destroyed& d, const std::string& index)
+std::string message(const Site& site, const Destroyed& d, const std::string& index)
 {
     std::string branch = d.branch.empty() ? "detached" : d.branch;
-    return "stranded: what " + d.reason + " destroyed in " + one_line(place.top.string()) + " (" +
+    return "stranded: what " + d.reason + " destroyed in " + one_line(site.top.string()) + " (" +
            one_line(branch) + ")\n\nHeld " + held(d) + ".\n\n" + "Stranded-Layout: 2\n" +
            "Stranded-Index: " + index + "\n" + "Stranded-Scope: destroyed\n" +
-           "Stranded-From: " + one_line(place.top.string()) + "\n" + "Stranded-Branch: " +
+           "Stranded-From: " + one_line(site.top.string()) + "\n" + "Stranded-Branch: " +
            one_line(branch) + "\n" + "Stranded-Head: " + (d.head.empty() ? "unborn" : d.head) + "\n" +
            "Stranded-Reason: " + d.reason + "\n";
 }
@@ -144,11 +134,11 @@ git_oid write_commit(git_repository* repo, const git_oid& tree_oid, const std::v
 // The newest save of this tree, when it holds this very tree on this very HEAD (and
 // index record): a repeated destroyer adds no duplicate ref. Read through libgit2 in
 // this process (the repository is open already; the names sort by their stamps).
-std::optional<std::string> equal_save(git_repository* repo, const Place& place, const git_oid& tree,
+std::optional<std::string> equal_save(git_repository* repo, const Site& site, const git_oid& tree,
                                       const std::string& head, const std::optional<git_oid>& index_tree)
 {
     std::vector<std::string> refs;
-    std::string glob = ref_dir(place) + "*";
+    std::string glob = ref_dir(site) + "*";
     git_reference_foreach_glob(
         repo, glob.c_str(),
         [](const char* n, void* out) {
@@ -224,13 +214,13 @@ Tree head_tree(git_repository* repo, const std::string& head)
 
 } // namespace
 
-std::optional<Saved> save_destroyed(const GitCall& call, const Place& place, const Destroyed& d,
+std::optional<Saved> save_destroyed(const GitCall& call, const Site& site, const Destroyed& d,
                                     const Opened& opened)
 {
     git_repository* repo = opened.repo;
     Tree head = head_tree(repo, d.head);
     git_oid base = head ? *git_tree_id(head.get()) : updated_tree(repo, nullptr, {});
-    git_oid worktree = updated_tree(repo, head.get(), working_versions(call, place, d));
+    git_oid worktree = updated_tree(repo, head.get(), working_versions(call, site, d));
     auto staged = staged_versions(d);
     git_oid index = staged.empty() ? base : updated_tree(repo, head.get(), staged);
     if (git_oid_equal(&worktree, &base) && git_oid_equal(&index, &base))
@@ -241,7 +231,7 @@ std::optional<Saved> save_destroyed(const GitCall& call, const Place& place, con
                                                                    : "";
     if (index_trailer.empty())
         index_record = index;
-    if (auto ref = equal_save(repo, place, worktree, d.head, index_record)) {
+    if (auto ref = equal_save(repo, site, worktree, d.head, index_record)) {
         Saved s{*ref, {}, to_hex(worktree), d.head, "already saved", false, true};
         return s;
     }
@@ -252,17 +242,17 @@ std::optional<Saved> save_destroyed(const GitCall& call, const Place& place, con
     if (index_record) {
         git_oid i = write_commit(repo, index, parents, sig,
                                  "stranded: the index before " + d.reason + " in " +
-                                     one_line(place.top.string()) + "\n");
+                                     one_line(site.top.string()) + "\n");
         parents.push_back(i);
         index_trailer = to_hex(i);
     }
-    git_oid commit = write_commit(repo, worktree, parents, sig, message(place, d, index_trailer));
-    Saved s = save_existing(place.common_dir, place.name, to_hex(commit),
+    git_oid commit = write_commit(repo, worktree, parents, sig, message(site, d, index_trailer));
+    Saved s = save_existing(site.common, tree_name(site), to_hex(commit),
                             {.reason = d.reason, .ref_prefix = k_in_place_prefix, .tree = to_hex(worktree),
-                             .path = place.top.string(), .branch = d.branch, .saves_of_kind = saves_of_kind(repo)});
+                             .path = site.top.string(), .branch = d.branch, .saves_of_kind = saves_of_kind(repo)});
     s.made_commit = true;
     s.base = d.head;
-    spdlog::info("saved what {} destroys in {} to {}", d.reason, place.top.string(), s.ref);
+    spdlog::info("saved what {} destroys in {} to {}", d.reason, site.top.string(), s.ref);
     return s;
 }
 

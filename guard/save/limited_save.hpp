@@ -1,5 +1,6 @@
 #pragma once
 
+#include "guard/git/site.hpp"
 #include "guard/judge/destroyed.hpp"
 #include "guard/save/snapshot.hpp"
 
@@ -12,19 +13,8 @@ namespace guard {
 // In-place saves live outside refs/heads/ (contract C1): `git branch` stays as it was.
 inline constexpr const char* k_in_place_prefix = "refs/stranded";
 
-// Where a call runs, as git reports it.
-struct Place {
-    std::filesystem::path top;         // the tree's root
-    std::filesystem::path git_dir;     // the tree's own git dir
-    std::filesystem::path common_dir;  // the repository's common git dir
-    std::string name;                  // the tree's directory name: refs/stranded/<name>/<stamp>
-};
-
-// Asks git where `call` runs. Throws Error outside a working tree.
-Place locate(const GitCall& call);
-
-// `refs/stranded/<name>/`: where the saves of `place` go.
-std::string ref_dir(const Place& place);
+// `refs/stranded/<name>/`: where the in-place saves at `site` go (tree_name).
+std::string ref_dir(const Site& site);
 
 // "3 path(s): a.txt, b.txt, c/d": what `d` holds, for messages.
 std::string held(const Destroyed& d);
@@ -38,7 +28,7 @@ struct Opened {
     git_repository* repo;        // the tree's repository, opened by the caller
     const Settings* settings;
 };
-std::optional<Saved> save_destroyed(const GitCall& call, const Place& place, const Destroyed& d,
+std::optional<Saved> save_destroyed(const GitCall& call, const Site& site, const Destroyed& d,
                                     const Opened& opened);
 
 } // namespace guard

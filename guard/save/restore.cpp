@@ -265,14 +265,14 @@ Restored restore_checked(const fs::path& start, const Save& s, const GitAt& comm
 
 } // namespace
 
-Restored restore_save(const fs::path& start, const std::string& name, const RestoreOptions& options)
+Restored restore_save(const Site& here, const std::string& name, const RestoreOptions& options)
 {
-    GitAt common(common_dir_of(start));
+    GitAt common(here.repository());
     Restored r;
     Save s;
     try {
-        s = find_save(start, name);
-        r = restore_checked(start, s, common, options);
+        s = find_save(here.common, name);
+        r = restore_checked(here.dir, s, common, options);
     } catch (const Error& e) {
         journal_append(common.git_dir(), {.kind = "refusal", .ref = s.ref.empty() ? name : s.ref, .commit = s.commit,
                                           .path = options.path.string(), .branch = s.branch,

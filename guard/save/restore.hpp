@@ -1,5 +1,7 @@
 #pragma once
 
+#include "guard/git/site.hpp"
+
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -24,8 +26,9 @@ struct Restored {
 // worktree with the saved HEAD, branch (when it exists and is free), index, files and nested
 // repositories; a save of a deleted branch becomes that branch again. It never overwrites:
 // an existing path or branch, or a save that no longer verifies, throws Error before
-// anything changes. Saves of layout 1 and 2 and commit-only saves are all read.
-Restored restore_save(const std::filesystem::path& start, const std::string& ref,
+// anything changes. Saves of layout 1 and 2 and commit-only saves are all read. The save is
+// `here`'s repository's; a relative target path is taken from `here.dir`.
+Restored restore_save(const Site& here, const std::string& ref,
                       const RestoreOptions& options);
 
 } // namespace guard

@@ -165,11 +165,12 @@ std::optional<Saved> save_husk(const fs::path& common, const fs::path& root, con
     return s;
 }
 
-SaveResult save_path(const fs::path& start, const fs::path& path, const SaveOptions& options)
+SaveResult save_path(const Site& here, const fs::path& path, const SaveOptions& options)
 {
     // The tree names its own repository, so a save works from any directory.
     std::error_code ec;
-    fs::path common = locate(fs::is_directory(path, ec) && fs::exists(path / ".git", ec) ? path : start).common;
+    bool named = fs::is_directory(path, ec) && fs::exists(path / ".git", ec);
+    fs::path common = (named ? site_named(here, path) : here).repository();
     Settings settings = read_settings(common);
     Worktree tree = resolve_worktree(common, path);
     return save_tree(common, settings, tree.path, options);

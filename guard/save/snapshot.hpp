@@ -85,8 +85,9 @@ struct SaveResult {
 // `git guard save`, the shim and removal: under the tree's lock, inspect `tree`
 // again and save its work. A tree whose directory is gone (or was moved aside)
 // is saved from its admin entry. A refusal (the work is then untouched) is
-// reported in `refused`; Error is thrown only when `tree` is not a worktree.
-SaveResult save_path(const std::filesystem::path& start, const std::filesystem::path& tree,
+// reported in `refused`; Error is thrown only when `tree` is not a worktree. A tree
+// names its own repository (site_named), anything else is `here`'s.
+SaveResult save_path(const Site& here, const std::filesystem::path& tree,
                      const SaveOptions& options);
 
 // save_path for a caller that knows the repository already (its common dir `common` and

@@ -187,13 +187,6 @@ std::vector<Save> all_saves(const fs::path& common)
 
 } // namespace
 
-// locate's answer (git's, so every repository format git supports works; asked once per
-// directory and process, and `git guard` has asked it for the log already).
-fs::path common_dir_of(const fs::path& start)
-{
-    return locate(start).common;
-}
-
 std::vector<SaveRef> save_refs(const fs::path& common_dir)
 {
     std::vector<SaveRef> out;
@@ -203,18 +196,18 @@ std::vector<SaveRef> save_refs(const fs::path& common_dir)
     return out;
 }
 
-std::vector<Save> list_saves(const fs::path& start, const ListOptions& options)
+std::vector<Save> list_saves(const fs::path& common, const ListOptions& options)
 {
-    std::vector<Save> out = all_saves(common_dir_of(start));
+    std::vector<Save> out = all_saves(common);
     std::erase_if(out, [&](const Save& s) { return !matches(s, options); });
     return out;
 }
 
-Save find_save(const fs::path& start, const std::string& name)
+Save find_save(const fs::path& common, const std::string& name)
 {
     std::vector<std::string> candidates = {name, "refs/heads/" + name, "refs/" + name,
                                            k_removal_prefix + name, k_in_place_prefix + name};
-    auto saves = all_saves(common_dir_of(start));
+    auto saves = all_saves(common);
     for (const auto& c : candidates)
         for (const auto& s : saves)
             if (s.ref == c)
@@ -224,10 +217,9 @@ Save find_save(const fs::path& start, const std::string& name)
     throw Error("no save '" + name + "' (see 'git guard list --all')");
 }
 
-std::string drop_stranded(const fs::path& start, const std::string& name)
+std::string drop_stranded(const fs::path& common, const std::string& name)
 {
-    Save s = find_save(start, name);
-    fs::path common = common_dir_of(start);
+    Save s = find_save(common, name);
     if (!s.bundle.empty())
         return drop_bundle(common, s);
     if (!s.chain.empty())
@@ -246,11 +238,10 @@ std::string drop_stranded(const fs::path& start, const std::string& name)
     return s.ref;
 }
 
-std::vector<Save> drop_published(const fs::path& start)
+std::vector<Save> drop_published(const fs::path& common)
 {
-    fs::path common = locate(start).common;
     PublishedCheck check(common, read_settings(common));
-    auto saves = list_saves(start, {.in_place = true});
+    auto saves = list_saves(common, {.in_place = true});
     std::erase_if(saves, [](const Save& s) { return !s.bundle.empty(); }); // its commits may be in no store to judge
     std::vector<TipOf> tips;
     for (const auto& s : saves)

@@ -13,9 +13,6 @@ struct SaveRef {
     std::string commit;
 };
 
-// The common git dir of the repository containing `start`, asked of git.
-std::filesystem::path common_dir_of(const std::filesystem::path& start);
-
 // Every save ref, through git's for-each-ref (any ref storage git supports).
 std::vector<SaveRef> save_refs(const std::filesystem::path& common_dir);
 
@@ -45,18 +42,19 @@ struct ListOptions {
     long long since = 0;       // --since, seconds since the epoch
 };
 
-std::vector<Save> list_saves(const std::filesystem::path& start, const ListOptions& options = {});
+// Every save of the repository whose common dir is `common`, as `options` filter them.
+std::vector<Save> list_saves(const std::filesystem::path& common, const ListOptions& options = {});
 
 // The save that `name` means: a full ref, `stranded/<…>` or `<name>/<stamp>` in either
 // namespace. Throws Error when there is none.
-Save find_save(const std::filesystem::path& start, const std::string& name);
+Save find_save(const std::filesystem::path& common, const std::string& name);
 
 // Deletes the save `name` without saving (no hook runs), journaled as "drop".
 // Returns the full ref.
-std::string drop_stranded(const std::filesystem::path& start, const std::string& name);
+std::string drop_stranded(const std::filesystem::path& common, const std::string& name);
 
 // `drop --published`: drops every save whose content is published (DESIGN §4.2) and
 // returns them; keeps the others.
-std::vector<Save> drop_published(const std::filesystem::path& start);
+std::vector<Save> drop_published(const std::filesystem::path& common);
 
 } // namespace guard

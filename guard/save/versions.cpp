@@ -27,7 +27,7 @@ std::string stdin_path(const std::string& path)
 // git run at the tree's root with the tree named explicitly, so that root-relative paths
 // mean the same whatever the caller's cwd, -C, --git-dir or --work-tree were; the caller's
 // -c options stay (they may set filters).
-RunResult in_tree(const GitCall& call, const Place& place, const std::vector<std::string>& args,
+RunResult in_tree(const GitCall& call, const Site& site, const std::vector<std::string>& args,
                   const std::string& input)
 {
     std::vector<std::string> argv{call.real_git};
@@ -41,8 +41,8 @@ RunResult in_tree(const GitCall& call, const Place& place, const std::vector<std
         }
     }
     argv.insert(argv.end(), args.begin(), args.end());
-    return run(argv, {.cwd = place.top.string(), .input = input,
-                      .env = {{"GIT_DIR", place.git_dir.string()}, {"GIT_WORK_TREE", place.top.string()}}});
+    return run(argv, {.cwd = site.top.string(), .input = input,
+                      .env = {{"GIT_DIR", site.git_dir.string()}, {"GIT_WORK_TREE", site.top.string()}}});
 }
 
 git_filemode_t disk_mode(const struct stat& st, const LostPath& p)
@@ -60,7 +60,7 @@ git_filemode_t disk_mode(const struct stat& st, const LostPath& p)
 // clean filters and attributes apply exactly as `git add` applies them.
 } // namespace
 
-std::vector<Content> working_versions(const GitCall& call, const Place& place, const Destroyed& d)
+std::vector<Content> working_versions(const GitCall& call, const Site& site, const Destroyed& d)
 {
     std::vector<Content> out;
     std::string files;
@@ -68,13 +68,13 @@ std::vector<Content> working_versions(const GitCall& call, const Place& place, c
     for (const auto& p : d.paths) {
         Content c{p.path};
         struct stat st{};
-        if (::lstat((place.top / p.path).c_str(), &st) == 0 && !S_ISDIR(st.st_mode)) {
+        if (::lstat((site.top / p.path).c_str(), &st) == 0 && !S_ISDIR(st.st_mode)) {
             c.present = true;
             c.mode = disk_mode(st, p);
             if (S_ISLNK(st.st_mode)) {
                 std::error_code ec;
-                auto r = in_tree(call, place, {"hash-object", "-w", "--stdin", "--no-filters"},
-                                 fs::read_symlink(place.top / p.path, ec).string());
+                auto r = in_tree(call, site, {"hash-object", "-w", "--stdin", "--no-filters"},
+                                 fs::read_symlink(site.top / p.path, ec).string());
                 if (r.status != 0 || ec)
                     throw Error("cannot write the link " + p.path + ": " + first_line(r.err));
                 c.blob = parse_oid(first_line(r.out));
@@ -87,7 +87,7 @@ std::vector<Content> working_versions(const GitCall& call, const Place& place, c
     }
     if (hashed.empty())
         return out;
-    auto r = in_tree(call, place, {"hash-object", "-w", "--stdin-paths"}, files);
+    auto r = in_tree(call, site, {"hash-object", "-w", "--stdin-paths"}, files);
     if (r.status != 0)
         throw Error("git hash-object failed: " + first_line(r.err));
     size_t at = 0;

@@ -19,7 +19,7 @@ struct Content {
 
 // The lost paths of `d` as they are on disk now, their blobs written by git. A path
 // that is gone (or a directory now) is absent. Throws Error when git cannot write them.
-std::vector<Content> working_versions(const GitCall& call, const Place& place, const Destroyed& d);
+std::vector<Content> working_versions(const GitCall& call, const Site& site, const Destroyed& d);
 
 // The staged versions of the lost tracked paths whose index entry differs from HEAD's.
 std::vector<Content> staged_versions(const Destroyed& d);

@@ -23,7 +23,7 @@ BOOST_AUTO_TEST_CASE(hooks_default_to_the_common_dir)
 {
     TempRepo repo;
     repo.add_worktree("wt");
-    auto site = guard::locate_site(repo.root() / "wt");
+    auto site = guard::site_at(repo.root() / "wt");
     auto hooks = guard::locate_hooks(guard::find_real_git(), site);
     BOOST_TEST(hooks.dirs.size() == 1u);
     BOOST_TEST(guard::absolute_path(hooks.dirs[0]) ==
@@ -36,7 +36,7 @@ BOOST_AUTO_TEST_CASE(a_relative_hooks_path_is_one_directory_per_worktree)
     TempRepo repo;
     fs::path wt = repo.add_worktree("wt");
     repo.git({"config", "core.hooksPath", ".husky/_"});
-    auto site = guard::locate_site(repo.path());
+    auto site = guard::site_at(repo.path());
     auto hooks = guard::locate_hooks(guard::find_real_git(), site);
     BOOST_TEST_REQUIRE(hooks.dirs.size() == 2u);
     BOOST_TEST(hooks.dirs[0] == hooks.roots[0] / ".husky/_");
@@ -54,7 +54,7 @@ BOOST_AUTO_TEST_CASE(an_absolute_hooks_path_is_taken_as_it_is)
 {
     TempRepo repo;
     repo.git({"config", "core.hooksPath", (repo.root() / "shared-hooks").string()});
-    auto site = guard::locate_site(repo.path());
+    auto site = guard::site_at(repo.path());
     auto hooks = guard::locate_hooks(guard::find_real_git(), site);
     BOOST_TEST_REQUIRE(hooks.dirs.size() == 1u);
     BOOST_TEST(hooks.dirs[0] == repo.root() / "shared-hooks");

@@ -24,14 +24,14 @@ namespace {
 
 Work inspect(const TempRepo& repo, const fs::path& tree)
 {
-    auto works = guard::inspect_paths(repo.path(), {tree}, {});
+    auto works = guard::inspect_paths(guard::site_at(repo.path()), {tree}, {});
     BOOST_REQUIRE_EQUAL(works.size(), 1u);
     return works.front();
 }
 
 Work inspect_branch(const TempRepo& repo, const std::string& branch)
 {
-    auto works = guard::inspect_paths(repo.path(), {}, {branch});
+    auto works = guard::inspect_paths(guard::site_at(repo.path()), {}, {branch});
     BOOST_REQUIRE_EQUAL(works.size(), 1u);
     return works.front();
 }
@@ -188,7 +188,7 @@ BOOST_AUTO_TEST_CASE(every_worktree_when_no_path_is_given)
     TempRepo repo;
     fs::path wt = base_with_worktree(repo);
     fs::path det = repo.add_worktree("det", true);
-    auto works = guard::inspect_paths(repo.path(), {}, {});
+    auto works = guard::inspect_paths(guard::site_at(repo.path()), {}, {});
     BOOST_REQUIRE_EQUAL(works.size(), 3u);
     BOOST_TEST(works[0].path == repo.path().string(), "the main tree is not first");
     // Linked trees come in git's own order (`git worktree list`).
@@ -509,7 +509,7 @@ BOOST_AUTO_TEST_CASE(subdirectory_is_not_taken_for_the_tree)
     fs::path wt = base_with_worktree(repo);
     std::string message;
     try {
-        guard::inspect_paths(repo.path(), {wt / "dir"}, {});
+        guard::inspect_paths(guard::site_at(repo.path()), {wt / "dir"}, {});
     } catch (const guard::Error& e) {
         message = e.what();
     }
@@ -536,7 +536,7 @@ BOOST_AUTO_TEST_CASE(unborn_head_with_untracked_files_is_work)
     fs::path fresh = repo.root() / "fresh";
     repo.git_in(repo.root(), {"init", "-q", "fresh"});
     write_file(fresh / "u.txt", "u\n");
-    auto works = guard::inspect_paths(fresh, {fresh}, {});
+    auto works = guard::inspect_paths(guard::site_at(fresh), {fresh}, {});
     BOOST_REQUIRE_EQUAL(works.size(), 1u);
     BOOST_TEST(!works[0].head, "an unborn HEAD was read as a commit");
     BOOST_TEST(works[0].branch == "main");

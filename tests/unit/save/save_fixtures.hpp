@@ -218,7 +218,7 @@ inline void expect_untouched(const TreeState& before, const TreeState& after, bo
 inline guard::SaveResult save(const TempRepo& repo, const fs::path& tree,
                        const std::string& reason = "save")
 {
-    return guard::save_path(repo.path(), tree, {.reason = reason});
+    return guard::save_path(guard::site_at(repo.path()), tree, {.reason = reason});
 }
 
 // Why a save of `tree` was refused: its refusal message, or the message of the
@@ -226,7 +226,7 @@ inline guard::SaveResult save(const TempRepo& repo, const fs::path& tree,
 inline std::string refusal(const fs::path& start, const fs::path& tree)
 {
     try {
-        return guard::save_path(start, tree, {}).refused;
+        return guard::save_path(guard::site_at(start), tree, {}).refused;
     } catch (const guard::Error& e) {
         return e.what();
     }

@@ -101,7 +101,7 @@ BOOST_AUTO_TEST_CASE(only_commits_at_risk_point_the_branch_at_head_without_a_com
     BOOST_TEST(git_out(repo.path(), {"count-objects"}) == objects,
                "objects were written although only commits were at risk");
     expect_untouched(before, TreeState(det, ""), false);
-    auto again = guard::save_path(repo.path(), det, {});
+    auto again = guard::save_path(guard::site_at(repo.path()), det, {});
     BOOST_TEST(!again.saved, "a second save of commits that are now held made another branch");
     BOOST_TEST(stranded_count(repo.path()) == 1);
 }
@@ -163,7 +163,7 @@ BOOST_AUTO_TEST_CASE(unborn_head_saves_untracked_files_on_a_root_commit)
     repo.git_in(fresh, {"add", "staged.txt"});
     write_file(fresh / "dir/untracked.txt", "untracked\n");
     TreeState before(fresh, "main");
-    auto result = guard::save_path(fresh, fresh, {});
+    auto result = guard::save_path(guard::site_at(fresh), fresh, {});
     BOOST_REQUIRE_MESSAGE(result.saved, "the files of an unborn branch were not saved");
     const auto& ref = result.saved->ref;
     // Layout 2 on an unborn HEAD: no HEAD parent; the index commit I is the only parent.

@@ -219,7 +219,7 @@ BOOST_AUTO_TEST_CASE(sha256_repositories_are_saved_like_sha1_ones)
     write_file(sha256 / "f.txt", "work\n");
     write_file(sha256 / "new.txt", "untracked\n");
     TreeState before(sha256, "main");
-    auto result = guard::save_path(sha256, sha256, {});
+    auto result = guard::save_path(guard::site_at(sha256), sha256, {});
     BOOST_REQUIRE_MESSAGE(result.saved, "a SHA-256 repository's work was not saved: " << result.refused);
     BOOST_TEST(result.saved->commit.size() == 64u, "the save's id is not a SHA-256 id");
     const std::string& ref = result.saved->ref;

@@ -28,7 +28,7 @@ BOOST_AUTO_TEST_CASE(two_processes_saving_one_tree_make_one_stranded_branch)
             (void)!::read(go[0], &c, 1); // both start together, on end-of-file
             int code = 0;
             try {
-                guard::save_path(repo.path(), wt, {});
+                guard::save_path(guard::site_at(repo.path()), wt, {});
             } catch (...) {
                 code = 3;
             }

@@ -15,9 +15,12 @@ void check(int rc, std::string_view what)
 
 namespace {
 
+bool g_started = false;
+
 void start_libgit2()
 {
     git_libgit2_init();
+    g_started = true;
     // Saves never touch the network: skip work libgit2 would otherwise do lazily.
     git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
     git_libgit2_opts(GIT_OPT_ENABLE_STRICT_OBJECT_CREATION, 0);
@@ -27,15 +30,19 @@ void start_libgit2()
 
 void use_libgit2()
 {
-    static bool started = false;
-    if (!started)
+    if (!g_started)
         start_libgit2(); // never shut down: the process's exit does that
-    started = true;
 }
+
+bool libgit2_started() { return g_started; }
 
 LibGit2::LibGit2() { start_libgit2(); }
 
-LibGit2::~LibGit2() { git_libgit2_shutdown(); }
+LibGit2::~LibGit2()
+{
+    git_libgit2_shutdown();
+    g_started = false;
+}
 
 std::string to_hex(const git_oid& oid)
 {

@@ -39,6 +39,9 @@ void check(int rc, std::string_view what);
 // its start (Debian's build loads the system's CA certificates: ~3 ms).
 void use_libgit2();
 
+// Whether libgit2 is up in this process already (so using it costs no start-up).
+bool libgit2_started();
+
 // Initialises libgit2 for the lifetime of the object (tests; use_libgit2 elsewhere).
 class LibGit2 {
 public:

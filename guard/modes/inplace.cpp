@@ -37,7 +37,7 @@ std::string command_line(const GitCall& call)
 {
     std::string text = "git";
     for (const auto& w : call.words)
-        text += " " + quote_word(w);
+        text.append(" ").append(quote_word(w)); // not " " + …: g++ 12 warns falsely (-Wrestrict)
     return text;
 }
 
@@ -128,7 +128,7 @@ void keep_commits(const GitCall& call, const Site& site, const Destroyed& d)
 
 // Only the whole tree will do (unmerged entries, a submodule's or a nested repository's
 // own work, or git could not say): the engine's save of everything the tree holds.
-void save_whole(const GitCall& call, const Site& site, const Destroyed& d)
+void save_whole(const Site& site, const Destroyed& d)
 {
     SaveOptions options{.reason = d.reason, .ref_prefix = k_in_place_prefix, .stage_early = true};
     if (!d.in_doubt) {
@@ -157,7 +157,7 @@ void keep_other_branch(const GitCall& call, const Site& site, const Destroyed& d
 void keep(const GitCall& call, const Site& site, const Destroyed& d)
 {
     if (!d.whole_tree_why.empty() && d.stashes.empty()) {
-        save_whole(call, site, d); // save_path takes the tree's lock itself
+        save_whole(site, d); // save_path takes the tree's lock itself
         return keep_other_branch(call, site, d);
     }
     {
@@ -166,7 +166,7 @@ void keep(const GitCall& call, const Site& site, const Destroyed& d)
             repo = open_repository(site.common); // the objects and config: no guess at the tree
         } catch (const Error& e) { // a format libgit2 cannot open: the engine's save, through git
             if (d.stashes.empty())
-                return save_whole(call, site, d);
+                return save_whole(site, d);
             throw;
         }
         Settings settings = read_settings(repo.get());
@@ -190,7 +190,7 @@ void keep(const GitCall& call, const Site& site, const Destroyed& d)
             spdlog::warn("the save of the destroyed paths failed ({}); saving the whole tree", e.what());
         }
     }
-    save_whole(call, site, d);
+    save_whole(site, d);
     keep_other_branch(call, site, d);
 }
 

@@ -3,6 +3,7 @@
 #include "guard/save/saveref.hpp"
 
 #include "guard/base/clock.hpp"
+#include "guard/save/chain.hpp"
 #include "guard/save/fold.hpp"
 #include "guard/save/journal.hpp"
 #include "guard/git/repo.hpp"
@@ -12,6 +13,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <ctime>
+#include <map>
 
 namespace fs = std::filesystem;
 
@@ -93,9 +95,45 @@ std::string create_ref(const Git& git, const std::string& name, const std::strin
                 " variants are all taken, or writing failed (" + last + "); nothing was written");
 }
 
-// Only this proof licenses a removal: the ref, read back by a separate git, holds what was built.
+namespace {
+
+// `ref`'s commit and its tree, read by libgit2 through a repository handle of its own (its
+// object cache is not the one that wrote the save: the objects come from disk). DESIGN §0.1
+// names reading objects back to verify a save as libgit2's. Only where this run has libgit2
+// up already (the in-place saves), so no run starts it for this; nothing when libgit2
+// cannot read the repository (reftable, SHA-256) or the ref: git reads it back instead.
+std::optional<std::pair<std::string, std::string>> read_back_in_process(const fs::path& common,
+                                                                        const std::string& ref)
+{
+    if (!libgit2_started())
+        return std::nullopt;
+    git_repository* raw = nullptr;
+    if (git_repository_open_ext(&raw, common.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr) < 0) {
+        git_error_clear();
+        return std::nullopt;
+    }
+    Repository repo(raw);
+    git_object* peeled = nullptr;
+    if (git_revparse_single(&peeled, repo.get(), (ref + "^{commit}").c_str()) < 0) {
+        git_error_clear();
+        return std::nullopt;
+    }
+    Object commit(peeled);
+    return std::make_pair(to_hex(*git_object_id(commit.get())),
+                          to_hex(*git_commit_tree_id(reinterpret_cast<git_commit*>(commit.get()))));
+}
+
+} // namespace
+
+// Only this proof licenses a removal: the ref, read back from the ref store by other than
+// the writer (a separate git, or libgit2's own handle), holds what was built.
 void verify(const Git& git, const Saved& s)
 {
+    if (auto ids = read_back_in_process(git.common(), s.ref)) {
+        if (ids->first != s.commit || ids->second != s.tree)
+            throw Error("verification failed: " + s.ref + " does not hold the saved commit " + s.commit);
+        return;
+    }
     RunResult r = git.run({"rev-parse", s.ref + "^{commit}", s.ref + "^{tree}"});
     auto ids = split(r.out, '\n');
     if (r.status != 0 || ids.size() != 2 || ids[0] != s.commit || ids[1] != s.tree)
@@ -227,10 +265,36 @@ Saved save_existing(const fs::path& git_dir, const std::string& name, const std:
 
 namespace {
 
-// The whole batch in one transaction, read back whole; nothing when any step fails.
+// Every save ref, read back by a separate git (`for-each-ref`, which reads each ref and
+// its commit's tree from the stores): each of `saves` must hold what was built. Returns
+// the larger of the branch and in-place save counts now (chains left out, as fold.cpp
+// counts them), so the fold needs no listing of its own. Throws Error on a mismatch.
+std::size_t read_back_all(const Git& git, const std::vector<Saved>& saves)
+{
+    RunResult r = git.run({"for-each-ref", "--format=%(objectname) %(tree) %(refname)", "refs/heads/stranded/",
+                           "refs/stranded/"});
+    std::map<std::string, std::string> held; // ref -> "<commit> <tree>"
+    std::size_t branches = 0, in_place = 0;
+    for (const auto& line : split(r.out, '\n')) {
+        auto first = line.find(' '), second = line.find(' ', first == std::string::npos ? first : first + 1);
+        if (second == std::string::npos)
+            continue;
+        std::string ref = line.substr(second + 1);
+        held[ref] = line.substr(0, second);
+        if (!is_chain_ref(ref))
+            ++(ref.starts_with("refs/heads/") ? branches : in_place);
+    }
+    for (const auto& s : saves)
+        if (r.status != 0 || held[s.ref] != s.commit + " " + s.tree)
+            throw Error("verification failed: " + s.ref + " does not hold the saved commit " + s.commit);
+    return std::max(branches, in_place);
+}
+
+// The whole batch in one transaction, read back whole (`saves_now`: read_back_all's
+// count); nothing when any step before the write fails.
 std::optional<std::vector<Saved>> point_all_at(const Git& git,
                                                const std::vector<std::pair<std::string, std::string>>& tips,
-                                               const std::string& prefix)
+                                               const std::string& prefix, std::size_t& saves_now)
 {
     std::string trees_in, creates;
     std::vector<Saved> saves;
@@ -252,14 +316,7 @@ std::optional<std::vector<Saved>> point_all_at(const Git& git,
     args.insert(args.end(), {"update-ref", "-m", "git-guard: save", "--stdin"});
     if (git.run(args, "start\n" + creates + "commit\n").status != 0)
         return std::nullopt; // nothing was written: the transaction is all or nothing
-    std::vector<std::string> check = {"rev-parse"};
-    for (const auto& s : saves)
-        check.insert(check.end(), {s.ref + "^{commit}", s.ref + "^{tree}"});
-    auto ids = split(git.run(check).out, '\n');
-    for (size_t i = 0; i < saves.size(); ++i)
-        if (2 * i + 1 >= ids.size() || ids[2 * i] != saves[i].commit || ids[2 * i + 1] != saves[i].tree)
-            throw Error("verification failed: " + saves[i].ref + " does not hold the saved commit " +
-                        saves[i].commit);
+    saves_now = read_back_all(git, saves);
     return saves;
 }
 
@@ -270,7 +327,8 @@ std::optional<std::vector<Saved>> save_existing_batch(
     const SaveOptions& options)
 {
     fs::path common = common_of(git_dir);
-    auto saves = tips.empty() ? std::nullopt : point_all_at(Git(common), tips, options.ref_prefix);
+    std::size_t saves_now = 0;
+    auto saves = tips.empty() ? std::nullopt : point_all_at(Git(common), tips, options.ref_prefix, saves_now);
     if (!saves)
         return std::nullopt;
     for (size_t i = 0; i < saves->size(); ++i) {
@@ -279,7 +337,7 @@ std::optional<std::vector<Saved>> save_existing_batch(
         spdlog::info("saved {} at {} ({})", s.ref, s.commit, options.reason);
         journal_record(common, tip_save_event(s.ref, s.commit, tips[i].first, options.reason));
     }
-    fold_beyond_keep(common);
+    fold_beyond_keep(common, saves_now - 1); // the read-back counted the saves: no listing unless due
     return saves;
 }
 

@@ -190,7 +190,7 @@ std::string append_links(const Git& git, const std::string& chain, const std::ve
                    when);
     for (const auto& l : links) {
         bool drop = l.commit.empty();
-        std::string from = mark == 0 ? tip.oid : ":" + std::to_string(mark);
+        std::string from = mark == 0 ? tip.oid : std::string(":").append(std::to_string(mark)); // appended: g++ 12 warns falsely on ":" + …
         when = link_time(when, save_of(l), now);
         add_commit(stream, chain, ++mark,
                    link_message(l.handle, drop ? "" : messages[l.commit].text, drop ? "Drop" : "Save"), from, when);

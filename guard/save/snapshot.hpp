@@ -99,7 +99,8 @@ SaveResult save_tree(const std::filesystem::path& common, const Settings& settin
                      const std::vector<Worktree>* listed = nullptr);
 
 // save_existing for many tips at once (the hook's `branch -D` of hundreds of branches):
-// one transaction creates every ref, one `rev-parse` reads them all back. `tips` are
+// one transaction creates every ref, one `for-each-ref` reads them all back (and counts
+// the saves, so the fold lists nothing unless one is due). `tips` are
 // (name, commit) pairs. Nothing, and nothing written, when the batch cannot be written as
 // one (a taken or blocked name, an unreadable commit): then save each with save_existing.
 // Throws Error when the refs were written but do not read back.

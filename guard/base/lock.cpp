@@ -1,6 +1,7 @@
 #include "guard/base/lock.hpp"
 
 #include "guard/base/error.hpp"
+#include "guard/base/file.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -14,7 +15,6 @@
 #include <optional>
 #include <set>
 #include <vector>
-#include <sstream>
 #include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
@@ -61,10 +61,7 @@ std::string key_hash(const std::string& key)
 // The command line of `/proc/<proc>/cmdline`, arguments joined by spaces; empty when unknown.
 std::string command_line(const std::string& proc)
 {
-    std::ifstream in("/proc/" + proc + "/cmdline", std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    std::string command = s.str();
+    std::string command = read_bytes("/proc/" + proc + "/cmdline").value_or("");
     std::replace(command.begin(), command.end(), '\0', ' ');
     while (!command.empty() && command.back() == ' ')
         command.pop_back();

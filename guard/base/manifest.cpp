@@ -4,9 +4,9 @@
 #include "guard/base/manifest.hpp"
 
 #include "guard/base/error.hpp"
+#include "guard/base/file.hpp"
 
 #include <cstdlib>
-#include <fstream>
 #include <sstream>
 
 namespace fs = std::filesystem;
@@ -38,31 +38,6 @@ Record unescape_line(const std::string& line)
 }
 
 } // namespace
-
-std::optional<std::string> read_bytes(const fs::path& path)
-{
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        return std::nullopt;
-    std::ostringstream out;
-    out << in.rdbuf();
-    return out.str();
-}
-
-void write_bytes(const fs::path& path, const std::string& bytes, std::optional<fs::perms> mode)
-{
-    std::error_code ec;
-    auto old_mode = fs::status(path, ec).permissions();
-    fs::path temp = path.string() + ".guard-tmp";
-    {
-        std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-        out << bytes;
-        if (!out.flush())
-            throw Error("cannot write " + temp.string());
-    }
-    fs::permissions(temp, mode ? *mode : ec ? fs::perms(0644) : old_mode);
-    fs::rename(temp, path);
-}
 
 bool exists_at_all(const fs::path& path)
 {

@@ -1,18 +1,15 @@
 #pragma once
 
+// read_bytes and write_bytes, declared here before base/file.hpp held them: the install
+// and watcher code that reads and writes the files a manifest names still finds them here.
+#include "guard/base/file.hpp"
+
 #include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace guard {
-
-// The bytes of `path`, or nullopt when it cannot be read.
-std::optional<std::string> read_bytes(const std::filesystem::path& path);
-
-// Replaces `path` whole (temp file, then rename), keeping its mode unless `mode` is given.
-void write_bytes(const std::filesystem::path& path, const std::string& bytes,
-                 std::optional<std::filesystem::perms> mode = {});
 
 // Whether anything, even a dangling symlink, is at `path`.
 bool exists_at_all(const std::filesystem::path& path);

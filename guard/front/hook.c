@@ -103,28 +103,30 @@ static int already_judged(int reftable)
     return all;
 }
 
-// Counts the deletions and the updates not proven harmless. With `why`, names each as
-// unchecked; without, names the first unreadable line (and how many there were).
-static void scan(const char* why, int* deletions, int* updates)
+// Counts the deletions (D) and the updates not proven harmless (U) in `classified`
+// (`size` bytes, lines.h), where each update was judged once. With `why`, names each as
+// unchecked; without, names the first unreadable line (X) (and how many there were).
+static void scan(const char* classified, size_t size, const char* why, int* deletions, int* updates)
 {
     int unreadable = 0;
     *deletions = *updates = 0;
-    struct ref_line l;
-    for (const char* at = input_begin(); at < input_end();) {
+    for (const char* at = classified; at < classified + size;) {
+        const char* end = memchr(at, '\n', (size_t)(classified + size - at));
         const char* line = at;
-        enum line_kind kind = next_line(&at, &l);
-        int judged = kind == k_deletion || (kind == k_update && !harmless_update(&l));
-        *deletions += kind == k_deletion;
-        *updates += kind == k_update && judged;
-        if (!why && kind == k_unreadable && unreadable++ == 0) {
-            fputs("git-guard: ignored a ref update git does not write: '", stderr);
-            for (const char* c = line; c < at - 1 && c < line + 100; ++c)
-                fputs(*c >= 32 && *c < 127 ? (char[]){*c, 0} : "?", stderr);
-            fputs("'\n", stderr);
-        }
-        if (why && judged)
+        at = end + 1;
+        int judged = line[0] == 'D' || line[0] == 'U';
+        *deletions += line[0] == 'D';
+        *updates += line[0] == 'U';
+        if (!why && line[0] == 'X' && unreadable++ == 0)
+            fprintf(stderr, "git-guard: ignored a ref update git does not write: '%.*s'\n",
+                    (int)(end - line - 2), line + 2);
+        if (why && judged) {
+            // "<kind> <old> <new> <ref>": the ids hold no space.
+            const char* old_end = memchr(line + 2, ' ', (size_t)(end - line - 2));
+            const char* ref = (const char*)memchr(old_end + 1, ' ', (size_t)(end - old_end - 1)) + 1;
             fprintf(stderr, "git-guard: refusing to %s %.*s unchecked: %s\n",
-                    kind == k_deletion ? "delete" : "move", (int)l.ref_length, l.ref, why);
+                    line[0] == 'D' ? "delete" : "move", (int)(end - ref), ref, why);
+        }
     }
     if (unreadable > 1)
         fprintf(stderr, "git-guard: ... %d such lines in all\n", unreadable);
@@ -147,13 +149,11 @@ static int reftable_being_made(int reftable)
     return access(path, F_OK) != 0 && errno == ENOENT;
 }
 
-// Whether the full binary must judge this prepared transaction.
-static int needs_judging(int reftable)
+// Whether the full binary must judge this prepared transaction, classified as `classified`.
+static int needs_judging(const char* classified, size_t size, int reftable)
 {
     int deletions, updates;
-    if (reftable_being_made(reftable))
-        return 0;
-    scan(NULL, &deletions, &updates);
+    scan(classified, size, NULL, &deletions, &updates);
     return updates > 0 || (deletions > 0 && !only_pruning() && !already_judged(reftable));
 }
 
@@ -233,23 +233,31 @@ int main(int argc, char** argv)
         fprintf(stderr, "git-guard: cannot read the ref updates: %s\n", strerror(errno));
         return 1;
     }
-    int guarded = prepared && needs_judging(reftable);
+    // git's lines are classified once (lines.h): proving an update harmless reads refs and
+    // objects, and what decides here is what the full binary is handed.
+    int judging = prepared && !reftable_being_made(reftable);
+    size_t classified_size = 0;
+    char* classified = judging ? classified_input(&classified_size) : NULL;
+    // Out of memory, the lines were not all judged: the full binary is started and told
+    // nothing, so it refuses, as it did when the classification for it ran out of memory.
+    int guarded = judging && (!classified || needs_judging(classified, classified_size, reftable));
     char chained[k_path_max];
     int has_chained = find_chained(hook_path, chained, sizeof chained);
-    if (!guarded && !has_chained)
+    if (!guarded && !has_chained) {
+        free(classified);
         return 0;
+    }
     char full[k_path_max], tried[4 * k_path_max], why[5 * k_path_max];
     if (guarded && find_full(hook_path, full, sizeof full, tried, sizeof tried) != 0) {
         snprintf(why, sizeof why, "git-guard is missing (looked for %s)", tried);
         int deletions, updates;
-        scan(why, &deletions, &updates);
+        scan(classified, classified ? classified_size : 0, why, &deletions, &updates);
+        free(classified);
         return 1;
     }
-    // The full binary gets our classification of git's lines (lines.h), never the raw
-    // input to parse again (issue 17: one parser); the chained hook gets git's input.
-    size_t classified_size = 0;
-    char* classified = guarded ? classified_input(&classified_size) : NULL;
-    int ours_input = classified ? input_file(classified, classified_size) : -1;
+    // The full binary gets our classification of git's lines, never the raw input to
+    // parse again (issue 17: one parser); the chained hook gets git's input.
+    int ours_input = guarded && classified ? input_file(classified, classified_size) : -1;
     free(classified);
     int input = has_chained ? input_file(input_begin(), (size_t)(input_end() - input_begin())) : -1;
     if (guarded)

@@ -176,7 +176,7 @@ enum line_kind next_line(const char** at, struct ref_line* l)
 // reach the old value within 64 commits (a commit, a pull). Anything else (a packed
 // object, a longer fast-forward, a forced move, a symref conversion, reftable)
 // goes to the full binary, which asks git once for the whole transaction.
-int harmless_update(const struct ref_line* l)
+static int harmless_update(const struct ref_line* l)
 {
     char old[80];
     if (!find_dirs())

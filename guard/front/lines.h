@@ -43,14 +43,12 @@ struct ref_line {
 // of a branch, a save or a detached HEAD, another ref's line, or one git never writes.
 enum line_kind next_line(const char** at, struct ref_line* l);
 
-// Whether the update `l` provably leaves its old value held, without starting git.
-int harmless_update(const struct ref_line* l);
-
 // The input as the guard reads it, handed to the full binary (issue 17: one parser of
-// the hook input): one line per line git could have written, "<kind> <old> <new> <ref>"
-// as git wrote it, kind D (a deletion), U (an update not proven harmless), H (an update
-// proven harmless) or O (another ref's line); an unreadable line as "X <its first 100
-// bytes, printable>". Lines naming no ref at all are left out. Returns a malloc'd
+// the hook input) and read by the hook front end itself: one line per line git could have
+// written, "<kind> <old> <new> <ref>" as git wrote it, kind D (a deletion), U (an update
+// not proven harmless), H (an update proven harmless without starting git; each update
+// is judged here only) or O (another ref's line); an unreadable line as "X <its first
+// 100 bytes, printable>". Lines naming no ref at all are left out. Returns a malloc'd
 // buffer of `*size` bytes, or NULL when out of memory.
 char* classified_input(size_t* size);
 

@@ -19,9 +19,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
-#include <fstream>
 #include <optional>
-#include <sstream>
 
 namespace fs = std::filesystem;
 
@@ -35,14 +33,6 @@ Check passed(std::string name, std::string detail)
 Check failed(std::string name, std::string detail, std::string fix)
 {
     return {std::move(name), false, std::move(detail), std::move(fix)};
-}
-
-std::string read_text(const fs::path& path)
-{
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream out;
-    out << in.rdbuf();
-    return out.str();
 }
 
 namespace {

@@ -4,6 +4,7 @@
 #include "guard/install/doctor_parts.hpp"
 
 #include "guard/base/error.hpp"
+#include "guard/base/file.hpp"
 #include "guard/install/install.hpp"
 #include "guard/install/managers.hpp"
 
@@ -91,7 +92,7 @@ void hook_checks(std::vector<Check>& checks, const Patient& p)
     std::string where = "core.hooksPath=" + hooks.value + " comes from " + hooks.scope +
                         " config (" + hooks.origin + ")";
     bool shared = hooks.scope == "global" || hooks.scope == "system";
-    std::string text = read_text(hooks.dirs[0] / "reference-transaction");
+    std::string text = read_bytes(hooks.dirs[0] / "reference-transaction").value_or("");
     if (shared && text.find(hook_marker("reference-transaction")) == std::string::npos)
         checks.push_back(failed(
             "hooks_path",

@@ -18,8 +18,6 @@ inline constexpr const char* k_reinstall =
 
 Check passed(std::string name, std::string detail);
 Check failed(std::string name, std::string detail, std::string fix);
-// The whole file at `path` ("" when it cannot be read).
-std::string read_text(const std::filesystem::path& path);
 
 // What every repository check reads: the repository as git reports it (no libgit2, so
 // SHA-256, reftable and relative-worktree repositories are examined like any other).

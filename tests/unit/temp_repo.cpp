@@ -145,4 +145,27 @@ fs::path TempRepo::add_worktree(const std::string& name, bool detached) const
     return tree;
 }
 
+fs::path TempRepo::add_base_and_worktree() const
+{
+    write("a.txt", "alpha\n");
+    write("b.txt", "bravo\n");
+    write("dir/c.txt", "charlie\n");
+    git({"add", "."});
+    git({"commit", "-q", "-m", "base"});
+    return add_worktree("wt");
+}
+
+void TempRepo::add_submodule(const TempRepo& sub, const std::string& path) const
+{
+    // git refuses a local submodule unless file:// is allowed (CVE-2022-39253).
+    git({"-c", "protocol.file.allow=always", "submodule", "add", "-q", sub.path().string(), path});
+    git({"commit", "-q", "-m", "add submodule"});
+}
+
+void TempRepo::link_node_modules_out(const fs::path& tree) const
+{
+    fs::create_directories(m_repo / "node_modules/pkg");
+    fs::create_directory_symlink(m_repo / "node_modules", tree / "node_modules");
+}
+
 } // namespace guard::test

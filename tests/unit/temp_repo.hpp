@@ -33,6 +33,14 @@ public:
     std::string read(const std::filesystem::path& relative) const;
     // Adds a linked worktree at `root/name` on a new branch `name` (or detached).
     std::filesystem::path add_worktree(const std::string& name, bool detached = false) const;
+    // Commits a.txt, b.txt and dir/c.txt, with whatever else the tree holds, on main as
+    // "base", and adds the linked worktree `root/wt` on a new branch `wt`; returns its path.
+    std::filesystem::path add_base_and_worktree() const;
+    // Adds the repository `sub` as the submodule `path` and commits it ("add submodule").
+    void add_submodule(const TempRepo& sub, const std::string& path) const;
+    // Makes `tree/node_modules` a link to `path()/node_modules`, a directory out of
+    // `tree` (with a subdirectory pkg), as a package manager's shared store is.
+    void link_node_modules_out(const std::filesystem::path& tree) const;
 
 private:
     std::filesystem::path m_root;

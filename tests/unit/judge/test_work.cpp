@@ -81,17 +81,6 @@ void commit_file(const TempRepo& repo, const fs::path& tree, const std::string& 
     repo.git_in(tree, {"commit", "-q", "-m", "edit " + file});
 }
 
-// main has a.txt, b.txt, dir/c.txt; a linked worktree `wt` on branch `wt`.
-fs::path base_with_worktree(const TempRepo& repo)
-{
-    repo.write("a.txt", "alpha\n");
-    repo.write("b.txt", "bravo\n");
-    repo.write("dir/c.txt", "charlie\n");
-    repo.git({"add", "."});
-    repo.git({"commit", "-q", "-m", "base"});
-    return repo.add_worktree("wt");
-}
-
 struct Kind {
     const char* name;
     std::function<void(const TempRepo&, const fs::path&)> make;
@@ -145,7 +134,7 @@ BOOST_AUTO_TEST_SUITE(work)
 BOOST_AUTO_TEST_CASE(clean_tree_is_clean)
 {
     TempRepo repo;
-    fs::path wt = base_with_worktree(repo);
+    fs::path wt = repo.add_base_and_worktree();
     Work w = inspect(repo, wt);
     BOOST_TEST((w.verdict == Verdict::clean), describe(w));
     BOOST_TEST(w.branch == "wt");
@@ -156,7 +145,7 @@ BOOST_AUTO_TEST_CASE(clean_tree_is_clean)
 BOOST_DATA_TEST_CASE(each_kind_of_change_is_work, boost::unit_test::data::make(k_kinds), kind)
 {
     TempRepo repo;
-    fs::path wt = base_with_worktree(repo);
+    fs::path wt = repo.add_base_and_worktree();
     kind.make(repo, wt);
     Work w = inspect(repo, wt);
     BOOST_TEST_MESSAGE(describe(w));
@@ -172,7 +161,7 @@ BOOST_DATA_TEST_CASE(each_kind_of_change_is_work, boost::unit_test::data::make(k
 BOOST_AUTO_TEST_CASE(unmerged_paths_are_work)
 {
     TempRepo repo;
-    fs::path wt = base_with_worktree(repo);
+    fs::path wt = repo.add_base_and_worktree();
     commit_file(repo, wt, "a.txt", "branch\n");
     commit_file(repo, repo.path(), "a.txt", "main\n");
     BOOST_REQUIRE(repo.git_status(wt, {"merge", "-q", "main"}) != 0);
@@ -186,7 +175,7 @@ BOOST_AUTO_TEST_CASE(unmerged_paths_are_work)
 BOOST_AUTO_TEST_CASE(every_worktree_when_no_path_is_given)
 {
     TempRepo repo;
-    fs::path wt = base_with_worktree(repo);
+    fs::path wt = repo.add_base_and_worktree();
     fs::path det = repo.add_worktree("det", true);
     auto works = guard::inspect_paths(guard::site_at(repo.path()), {}, {});
     BOOST_REQUIRE_EQUAL(works.size(), 3u);
@@ -203,7 +192,7 @@ BOOST_AUTO_TEST_CASE(every_worktree_when_no_path_is_given)
 BOOST_AUTO_TEST_CASE(detached_head_commits_are_work_branch_commits_are_not)
 {
     TempRepo repo;
-    fs::path wt = base_with_worktree(repo);
+    fs::path wt = repo.add_base_and_worktree();
     commit_file(repo, wt, "on-branch.txt", "held by the branch\n");
     Work on_branch = inspect(repo, wt);
     BOOST_TEST((on_branch.verdict == Verdict::clean),
@@ -222,7 +211,7 @@ BOOST_AUTO_TEST_CASE(detached_head_commits_are_work_branch_commits_are_not)
 BOOST_AUTO_TEST_CASE(commit_held_by_another_trees_head_is_not_work)
 {
     TempRepo repo;
-    base_with_worktree(repo);
+    repo.add_base_and_worktree();
     fs::path one = repo.add_worktree("one", true);
     commit_file(repo, one, "x.txt", "x\n");
     fs::path two = repo.root() / "two";
@@ -237,7 +226,7 @@ BOOST_AUTO_TEST_CASE(commit_held_by_another_trees_head_is_not_work)
 BOOST_AUTO_TEST_CASE(commit_held_by_another_trees_own_ref_is_not_work)
 {
     TempRepo repo;
-    base_with_worktree(repo);
+    repo.add_base_and_worktree();
     fs::path one = repo.add_worktree("one", true);
     commit_file(repo, one, "x.txt", "x\n");
     repo.add_worktree("empty", true);
@@ -301,9 +290,8 @@ BOOST_AUTO_TEST_CASE(excluded_paths_are_not_work_even_ignored_with_tracked_files
 BOOST_AUTO_TEST_CASE(untracked_symlink_outside_the_tree_is_not_work)
 {
     TempRepo repo;
-    fs::path wt = base_with_worktree(repo);
-    fs::create_directories(repo.path() / "node_modules/pkg");
-    fs::create_directory_symlink(repo.path() / "node_modules", wt / "node_modules");
+    fs::path wt = repo.add_base_and_worktree();
+    repo.link_node_modules_out(wt);
     fs::create_symlink("../repo/a.txt", wt / "relative-out");
     fs::create_symlink("/etc/hostname", wt / "absolute-out");
     Work w = inspect(repo, wt);
@@ -324,7 +312,7 @@ BOOST_AUTO_TEST_CASE(untracked_symlink_outside_the_tree_is_not_work)
 BOOST_AUTO_TEST_CASE(nested_repository_is_work_saved_whole)
 {
     TempRepo repo;
-    fs::path wt = base_with_worktree(repo);
+    fs::path wt = repo.add_base_and_worktree();
     repo.git_in(wt, {"init", "-q", "vendor/inner"});
     write_file(wt / "vendor/inner/f.txt", "nested\n");
     Work w = inspect(repo, wt);
@@ -338,9 +326,7 @@ BOOST_AUTO_TEST_CASE(submodule_with_work_of_its_own_is_work_saved_whole)
 {
     TempRepo repo;
     TempRepo sub;
-    repo.git(
-        {"-c", "protocol.file.allow=always", "submodule", "add", "-q", sub.path().string(), "mod"});
-    repo.git({"commit", "-q", "-m", "add submodule"});
+    repo.add_submodule(sub, "mod");
     Work clean = inspect(repo, repo.path());
     BOOST_TEST((clean.verdict == Verdict::clean),
                "a clean submodule counted as work: " << describe(clean));
@@ -506,7 +492,7 @@ BOOST_AUTO_TEST_CASE(squash_merged_into_a_base_ref_is_not_work)
 BOOST_AUTO_TEST_CASE(subdirectory_is_not_taken_for_the_tree)
 {
     TempRepo repo;
-    fs::path wt = base_with_worktree(repo);
+    fs::path wt = repo.add_base_and_worktree();
     std::string message;
     try {
         guard::inspect_paths(guard::site_at(repo.path()), {wt / "dir"}, {});
@@ -521,7 +507,7 @@ BOOST_AUTO_TEST_CASE(subdirectory_is_not_taken_for_the_tree)
 BOOST_AUTO_TEST_CASE(sparse_checkout_is_not_taken_for_deletions)
 {
     TempRepo repo;
-    base_with_worktree(repo);
+    repo.add_base_and_worktree();
     repo.git({"sparse-checkout", "set", "--cone"});
     BOOST_REQUIRE(!fs::exists(repo.path() / "dir/c.txt"));
     BOOST_REQUIRE(repo.git({"status", "--porcelain"}).empty());
@@ -546,7 +532,7 @@ BOOST_AUTO_TEST_CASE(unborn_head_with_untracked_files_is_work)
 BOOST_AUTO_TEST_CASE(odd_file_names_are_reported_byte_for_byte)
 {
     TempRepo repo;
-    fs::path wt = base_with_worktree(repo);
+    fs::path wt = repo.add_base_and_worktree();
     for (std::string name : {"a file.txt", "new\nline", "caf\xe9", "-rf", "--force"})
         write_file(wt / name, "x\n");
     Work w = inspect(repo, wt);

@@ -258,18 +258,19 @@ inline void chmod_x(const fs::path& file)
 }
 
 // A repository whose main has a.txt, b.txt, dir/c.txt and run.sh, and a linked
-// worktree `wt` on branch `wt`.
+// worktree `wt` on branch `wt` (TempRepo::add_base_and_worktree, with the executable run.sh).
 inline fs::path base_with_worktree(const TempRepo& repo)
 {
-    repo.write("a.txt", "alpha\n");
-    repo.write("b.txt", "bravo\n");
-    repo.write("dir/c.txt", "charlie\n");
     repo.write("run.sh", "#!/bin/sh\necho run\n");
     chmod_x(repo.path() / "run.sh");
-    repo.git({"add", "."});
-    repo.git({"commit", "-q", "-m", "base"});
-    return repo.add_worktree("wt");
+    return repo.add_base_and_worktree();
 }
+
+// The set-up most save tests start from: `repo` as base_with_worktree makes it, and `wt`.
+struct WorktreeRepo {
+    TempRepo repo;
+    fs::path wt = base_with_worktree(repo);
+};
 
 struct Kind {
     const char* name;

@@ -6,12 +6,25 @@
 
 using namespace guard::test::saves;
 
+namespace {
+
+// `det`, a detached worktree beside `wt`, with a commit of its own (one.txt) no branch holds.
+struct DetachedCommit : WorktreeRepo {
+    fs::path det = repo.add_worktree("det", true);
+    DetachedCommit()
+    {
+        write_file(det / "one.txt", "1\n");
+        repo.git_in(det, {"add", "one.txt"});
+        repo.git_in(det, {"commit", "-q", "-m", "one"});
+    }
+};
+
+} // namespace
+
 BOOST_AUTO_TEST_SUITE(save_commit)
 
-BOOST_AUTO_TEST_CASE(message_trailers_identity_and_name)
+BOOST_FIXTURE_TEST_CASE(message_trailers_identity_and_name, WorktreeRepo)
 {
-    TempRepo repo;
-    fs::path wt = base_with_worktree(repo);
     write_file(wt / "u.txt", "u\n");
     auto result = save(repo, wt, "worktree remove");
     BOOST_REQUIRE(result.saved);
@@ -40,10 +53,8 @@ BOOST_AUTO_TEST_CASE(message_trailers_identity_and_name)
                "the save commit is signed");
 }
 
-BOOST_AUTO_TEST_CASE(identity_comes_from_guard_identity)
+BOOST_FIXTURE_TEST_CASE(identity_comes_from_guard_identity, WorktreeRepo)
 {
-    TempRepo repo;
-    fs::path wt = base_with_worktree(repo);
     repo.git({"config", "guard.identity", "Rescue Bot <rescue@example.org>"});
     write_file(wt / "u.txt", "u\n");
     auto result = save(repo, wt);
@@ -54,14 +65,8 @@ BOOST_AUTO_TEST_CASE(identity_comes_from_guard_identity)
 
 // --- commits ------------------------------------------------------------------------
 
-BOOST_AUTO_TEST_CASE(detached_head_commits_are_saved)
+BOOST_FIXTURE_TEST_CASE(detached_head_commits_are_saved, DetachedCommit)
 {
-    TempRepo repo;
-    base_with_worktree(repo);
-    fs::path det = repo.add_worktree("det", true);
-    write_file(det / "one.txt", "1\n");
-    repo.git_in(det, {"add", "one.txt"});
-    repo.git_in(det, {"commit", "-q", "-m", "one"});
     std::string first = rev(det, "HEAD");
     write_file(det / "two.txt", "2\n");
     repo.git_in(det, {"add", "two.txt"});
@@ -82,14 +87,8 @@ BOOST_AUTO_TEST_CASE(detached_head_commits_are_saved)
     expect_untouched(before, TreeState(det, ""), false);
 }
 
-BOOST_AUTO_TEST_CASE(only_commits_at_risk_point_the_branch_at_head_without_a_commit)
+BOOST_FIXTURE_TEST_CASE(only_commits_at_risk_point_the_branch_at_head_without_a_commit, DetachedCommit)
 {
-    TempRepo repo;
-    base_with_worktree(repo);
-    fs::path det = repo.add_worktree("det", true);
-    write_file(det / "one.txt", "1\n");
-    repo.git_in(det, {"add", "one.txt"});
-    repo.git_in(det, {"commit", "-q", "-m", "one"});
     std::string objects = git_out(repo.path(), {"count-objects"});
     TreeState before(det, "");
     auto result = save(repo, det);
@@ -106,10 +105,8 @@ BOOST_AUTO_TEST_CASE(only_commits_at_risk_point_the_branch_at_head_without_a_com
     BOOST_TEST(stranded_count(repo.path()) == 1);
 }
 
-BOOST_AUTO_TEST_CASE(head_moved_off_the_branch_tip_makes_the_tip_the_second_parent)
+BOOST_FIXTURE_TEST_CASE(head_moved_off_the_branch_tip_makes_the_tip_the_second_parent, WorktreeRepo)
 {
-    TempRepo repo;
-    fs::path wt = base_with_worktree(repo);
     write_file(wt / "a.txt", "from the branch\n");
     repo.git_in(wt, {"commit", "-q", "-am", "branch edit"});
     std::string tip = rev(wt, "HEAD");
@@ -137,10 +134,8 @@ BOOST_AUTO_TEST_CASE(head_moved_off_the_branch_tip_makes_the_tip_the_second_pare
 
 // --- repository shapes ---------------------------------------------------------------
 
-BOOST_AUTO_TEST_CASE(no_user_identity_configured)
+BOOST_FIXTURE_TEST_CASE(no_user_identity_configured, WorktreeRepo)
 {
-    TempRepo repo;
-    fs::path wt = base_with_worktree(repo);
     ScopedEnv env;
     for (const char* name : {"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME",
                              "GIT_COMMITTER_EMAIL", "EMAIL"})

@@ -10,10 +10,8 @@ BOOST_AUTO_TEST_SUITE(save_contents)
 
 // --- ignore and exclude rules ---------------------------------------------------------
 
-BOOST_AUTO_TEST_CASE(ignored_files_are_not_saved_but_kept_ignored_ones_are)
+BOOST_FIXTURE_TEST_CASE(ignored_files_are_not_saved_but_kept_ignored_ones_are, WorktreeRepo)
 {
-    TempRepo repo;
-    fs::path wt = base_with_worktree(repo);
     repo.git({"config", "--add", "guard.keepIgnored", ".env"});
     write_file(wt / ".gitignore", "*.log\nbuild/\n.env\n");
     write_file(wt / "debug.log", "noise\n");
@@ -70,12 +68,9 @@ BOOST_AUTO_TEST_CASE(excluded_paths_are_not_saved_even_ignored_with_tracked_file
     expect_untouched(before, TreeState(wt, "wt"), false);
 }
 
-BOOST_AUTO_TEST_CASE(untracked_symlink_outside_the_tree_is_not_saved)
+BOOST_FIXTURE_TEST_CASE(untracked_symlink_outside_the_tree_is_not_saved, WorktreeRepo)
 {
-    TempRepo repo;
-    fs::path wt = base_with_worktree(repo);
-    fs::create_directories(repo.path() / "node_modules/pkg");
-    fs::create_directory_symlink(repo.path() / "node_modules", wt / "node_modules");
+    repo.link_node_modules_out(wt);
     fs::create_symlink("../../repo/a.txt", wt / "outside-relative");
     fs::create_symlink("a.txt", wt / "inside");
     auto result = save(repo, wt);
@@ -90,10 +85,8 @@ BOOST_AUTO_TEST_CASE(untracked_symlink_outside_the_tree_is_not_saved)
 
 // --- nested repositories and submodules are saved whole (C1 Stranded-Nested) -------------
 
-BOOST_AUTO_TEST_CASE(nested_repository_is_saved_whole_and_nothing_in_it_written)
+BOOST_FIXTURE_TEST_CASE(nested_repository_is_saved_whole_and_nothing_in_it_written, WorktreeRepo)
 {
-    TempRepo repo;
-    fs::path wt = base_with_worktree(repo);
     repo.git_in(wt, {"init", "-q", "inner"});
     write_file(wt / "inner/committed.txt", "a commit only the nested repository holds\n");
     repo.git_in(wt / "inner", {"add", "committed.txt"});
@@ -125,9 +118,7 @@ BOOST_AUTO_TEST_CASE(submodule_with_changes_is_saved_whole)
 {
     TempRepo repo;
     TempRepo sub;
-    repo.git(
-        {"-c", "protocol.file.allow=always", "submodule", "add", "-q", sub.path().string(), "mod"});
-    repo.git({"commit", "-q", "-m", "add submodule"});
+    repo.add_submodule(sub, "mod");
     BOOST_TEST(!save(repo, repo.path()).saved, "a clean submodule was saved");
     write_file(repo.path() / "mod/README", "edited inside the submodule\n");
     TreeState before(repo.path(), "main");
@@ -184,10 +175,8 @@ BOOST_AUTO_TEST_CASE(odd_file_names_are_saved)
     expect_saved(working_files(wt), saved);
 }
 
-BOOST_AUTO_TEST_CASE(hundred_megabyte_file_is_saved)
+BOOST_FIXTURE_TEST_CASE(hundred_megabyte_file_is_saved, WorktreeRepo)
 {
-    TempRepo repo;
-    fs::path wt = base_with_worktree(repo);
     std::string big(100u << 20, '\0');
     unsigned long long x = 0x9e3779b97f4a7c15ULL;
     for (auto& c : big) {
@@ -229,10 +218,8 @@ BOOST_AUTO_TEST_CASE(sha256_repositories_are_saved_like_sha1_ones)
     expect_untouched(before, TreeState(sha256, "main"), false);
 }
 
-BOOST_AUTO_TEST_CASE(worktree_config_extension_on)
+BOOST_FIXTURE_TEST_CASE(worktree_config_extension_on, WorktreeRepo)
 {
-    TempRepo repo;
-    fs::path wt = base_with_worktree(repo);
     repo.git({"sparse-checkout", "init"});
     repo.git({"sparse-checkout", "disable"});
     BOOST_REQUIRE(repo.git({"config", "extensions.worktreeConfig"}) == "true\n");

@@ -8,11 +8,9 @@ using namespace guard::test::saves;
 
 BOOST_AUTO_TEST_SUITE(save_kinds)
 
-BOOST_DATA_TEST_CASE(each_kind_of_change_is_saved_and_the_tree_untouched,
-                     boost::unit_test::data::make(k_kinds), kind)
+BOOST_DATA_TEST_CASE_F(WorktreeRepo, each_kind_of_change_is_saved_and_the_tree_untouched,
+                       boost::unit_test::data::make(k_kinds), kind)
 {
-    TempRepo repo;
-    fs::path wt = base_with_worktree(repo);
     kind.make(repo, wt);
     TreeState before(wt, "wt");
     auto result = save(repo, wt);

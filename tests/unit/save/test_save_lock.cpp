@@ -10,10 +10,8 @@ BOOST_AUTO_TEST_SUITE(save_lock)
 
 // --- locked saves ---------------------------------------------------------------------
 
-BOOST_AUTO_TEST_CASE(two_processes_saving_one_tree_make_one_stranded_branch)
+BOOST_FIXTURE_TEST_CASE(two_processes_saving_one_tree_make_one_stranded_branch, WorktreeRepo)
 {
-    TempRepo repo;
-    fs::path wt = base_with_worktree(repo);
     write_file(wt / "a.txt", "edited\n");
     write_file(wt / "u.txt", "untracked\n");
     int go[2];
@@ -49,10 +47,8 @@ BOOST_AUTO_TEST_CASE(two_processes_saving_one_tree_make_one_stranded_branch)
                    << git_out(repo.path(), {"for-each-ref", "refs/heads/stranded/"}));
 }
 
-BOOST_AUTO_TEST_CASE(a_save_happens_under_the_trees_lock)
+BOOST_FIXTURE_TEST_CASE(a_save_happens_under_the_trees_lock, WorktreeRepo)
 {
-    TempRepo repo;
-    fs::path wt = base_with_worktree(repo);
     write_file(wt / "u.txt", "untracked\n");
     repo.git({"config", "guard.lockTimeout", "1"});
     int held[2], release[2];

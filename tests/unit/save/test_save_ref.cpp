@@ -6,19 +6,29 @@
 
 using namespace guard::test::saves;
 
+namespace {
+
+// The first name a save of `wt` takes, `first` (stranded/wt/ and the pinned stamp), already
+// taken: it holds `old`, main's parent.
+struct FirstNameTaken : WorktreeRepo {
+    ScopedEnv env;
+    std::string first = "refs/heads/stranded/wt/20260101T000000.000Z";
+    std::string old = rev(repo.path(), "main~1");
+    FirstNameTaken()
+    {
+        env.set("GIT_GUARD_STAMP", "20260101T000000.000Z");
+        repo.git({"update-ref", first, old});
+    }
+};
+
+} // namespace
+
 BOOST_AUTO_TEST_SUITE(save_ref)
 
 // --- never overwrite ---------------------------------------------------------------
 
-BOOST_AUTO_TEST_CASE(a_taken_name_is_never_overwritten)
+BOOST_FIXTURE_TEST_CASE(a_taken_name_is_never_overwritten, FirstNameTaken)
 {
-    TempRepo repo;
-    fs::path wt = base_with_worktree(repo);
-    ScopedEnv env;
-    env.set("GIT_GUARD_STAMP", "20260101T000000.000Z");
-    std::string first = "refs/heads/stranded/wt/20260101T000000.000Z";
-    std::string old = rev(repo.path(), "main~1");
-    repo.git({"update-ref", first, old});
     write_file(wt / "u.txt", "work\n");
     auto result = save(repo, wt);
     BOOST_REQUIRE(result.saved);
@@ -28,15 +38,8 @@ BOOST_AUTO_TEST_CASE(a_taken_name_is_never_overwritten)
     expect_saved(working_files(wt), tree_files(repo.path(), first + "-2"));
 }
 
-BOOST_AUTO_TEST_CASE(twenty_taken_names_give_a_clear_error_and_write_nothing)
+BOOST_FIXTURE_TEST_CASE(twenty_taken_names_give_a_clear_error_and_write_nothing, FirstNameTaken)
 {
-    TempRepo repo;
-    fs::path wt = base_with_worktree(repo);
-    ScopedEnv env;
-    env.set("GIT_GUARD_STAMP", "20260101T000000.000Z");
-    std::string first = "refs/heads/stranded/wt/20260101T000000.000Z";
-    std::string old = rev(repo.path(), "main~1");
-    repo.git({"update-ref", first, old});
     for (int n = 2; n <= 20; ++n)
         repo.git({"update-ref", first + "-" + std::to_string(n), old});
     write_file(wt / "u.txt", "work\n");

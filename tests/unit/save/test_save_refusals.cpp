@@ -34,10 +34,8 @@ BOOST_AUTO_TEST_CASE(missing_path)
     BOOST_TEST(git_out(repo.path(), {"for-each-ref"}) == refs, "a ref was written");
 }
 
-BOOST_AUTO_TEST_CASE(subdirectory_of_a_worktree_is_not_taken_for_the_tree)
+BOOST_FIXTURE_TEST_CASE(subdirectory_of_a_worktree_is_not_taken_for_the_tree, WorktreeRepo)
 {
-    TempRepo repo;
-    fs::path wt = base_with_worktree(repo);
     write_file(wt / "dir/u.txt", "work in the tree\n");
     TreeState before(wt, "wt");
     TreeState main_before(repo.path(), "main");
@@ -56,10 +54,8 @@ BOOST_AUTO_TEST_CASE(subdirectory_of_a_worktree_is_not_taken_for_the_tree)
 
 // --- no hooks --------------------------------------------------------------------------
 
-BOOST_AUTO_TEST_CASE(no_hooks_run_during_a_save)
+BOOST_FIXTURE_TEST_CASE(no_hooks_run_during_a_save, WorktreeRepo)
 {
-    TempRepo repo;
-    fs::path wt = base_with_worktree(repo);
     fs::path marker = repo.root() / "hooks-ran";
     for (const char* hook : {"reference-transaction", "pre-commit", "post-commit", "commit-msg",
                              "prepare-commit-msg", "post-index-change", "post-checkout"}) {

@@ -20,6 +20,14 @@ std::optional<std::string> read_bytes(const fs::path& path)
     return out.str();
 }
 
+std::string read_first_line(const fs::path& file)
+{
+    std::ifstream in(file);
+    std::string line;
+    std::getline(in, line);
+    return line;
+}
+
 void write_bytes(const fs::path& path, const std::string& bytes, std::optional<fs::perms> mode)
 {
     std::error_code ec;

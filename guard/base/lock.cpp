@@ -103,7 +103,8 @@ bool is_current(int fd, const fs::path& file)
 void record_owner(const fs::path& owner)
 {
     fs::path temporary = owner;
-    temporary += "." + std::to_string(::getpid());
+    temporary += '.';
+    temporary += std::to_string(::getpid());
     {
         std::ofstream out(temporary, std::ios::trunc);
         out << ::getpid() << ' ' << command_line("self") << '\n';

@@ -113,8 +113,11 @@ void Manifest::save(const fs::path& common) const
 {
     std::string text = "# git-guard install manifest 1: what 'git guard uninstall' restores\n";
     for (const auto& record : m_records) {
-        for (size_t i = 0; i < record.size(); ++i)
-            text += (i ? "\t" : "") + escape(record[i]);
+        for (size_t i = 0; i < record.size(); ++i) {
+            if (i)
+                text += '\t';
+            text += escape(record[i]);
+        }
         text += '\n';
     }
     fs::create_directories(common / "guard");

@@ -1,10 +1,10 @@
 #include "guard/git/git.hpp"
 
 #include "guard/base/error.hpp"
+#include "guard/base/file.hpp"
 
 #include <algorithm>
 #include <cstdlib>
-#include <fstream>
 
 namespace fs = std::filesystem;
 
@@ -23,19 +23,11 @@ constexpr const char* k_dropped[] = {"GIT_DIR", "GIT_WORK_TREE", "GIT_PREFIX", "
 constexpr const char* k_isolated[] = {"GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES",
                                       "GIT_QUARANTINE_PATH"};
 
-std::string first_line(const fs::path& file)
-{
-    std::ifstream in(file);
-    std::string line;
-    std::getline(in, line);
-    return line;
-}
-
 } // namespace
 
 fs::path common_of(const fs::path& git_dir)
 {
-    std::string rel = first_line(git_dir / "commondir");
+    std::string rel = read_first_line(git_dir / "commondir");
     if (rel.empty())
         return git_dir;
     fs::path p = rel;

@@ -1,10 +1,9 @@
 #include "guard/git/repo.hpp"
 
+#include "guard/base/file.hpp"
 #include "guard/git/git.hpp"
 
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 
 namespace fs = std::filesystem;
@@ -34,24 +33,13 @@ fs::path strip_slash(const char* path)
 
 } // namespace
 
-std::string read_first_line(const fs::path& file)
-{
-    std::ifstream in(file);
-    std::string line;
-    std::getline(in, line);
-    return line;
-}
-
 std::string read_path_file(const fs::path& file)
 {
     // A directory where a `.git` file was (a tree moved over another's path) reads as "".
     std::error_code ec;
     if (!fs::is_regular_file(file, ec))
         return "";
-    std::ifstream in(file);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return output_path(text.str());
+    return output_path(read_bytes(file).value_or(""));
 }
 
 std::string output_path(const std::string& out)

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "guard/base/file.hpp"
 #include "guard/git/config.hpp"
 #include "guard/git/libgit2.hpp"
 #include "guard/git/worktree_list.hpp"
@@ -28,9 +29,6 @@ Settings read_settings(git_repository* repo);
 // exists and git's top level (`top_seen`, when git has already said it) is exactly the
 // tree's root. Throws Error otherwise.
 void check_readable(const Worktree& tree, const std::optional<std::string>& top_seen = std::nullopt);
-
-// The first line of `file`, without its newline ("" when it cannot be read).
-std::string read_first_line(const std::filesystem::path& file);
 
 // A path git wrote into `file` (a worktree's `gitdir`, a `.git` file): all of it less
 // the one newline git ends it with, since a path may hold newlines (LESSONS 23).

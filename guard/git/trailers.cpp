@@ -2,6 +2,7 @@
 #include "guard/git/trailers.hpp"
 
 #include "guard/base/error.hpp"
+#include "guard/git/git.hpp"
 #include "guard/git/process.hpp"
 
 #include <sstream>
@@ -20,8 +21,6 @@ std::string git_out(const fs::path& git_dir, std::vector<std::string> args)
 }
 
 namespace {
-
-std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
 
 // "<id> <path>": the id, and the (possibly quoted) path.
 std::pair<std::string, std::string> id_and_path(const std::string& value)
@@ -98,7 +97,7 @@ std::string unquote_path(const std::string& text)
 SaveLayout read_layout(const fs::path& git_dir, const std::string& commit)
 {
     SaveLayout s;
-    s.commit = first_line(git_out(git_dir, {"rev-parse", "--verify", "--end-of-options", commit + "^{commit}"}));
+    s.commit = first_line_of(git_out(git_dir, {"rev-parse", "--verify", "--end-of-options", commit + "^{commit}"}));
     std::istringstream in(git_out(git_dir, {"log", "-1", "--no-show-signature", "--format=%T%n%cn <%ce>%n%(trailers:only,unfold)", s.commit}));
     std::getline(in, s.tree);
     std::getline(in, s.identity);
@@ -116,9 +115,9 @@ SaveLayout read_layout(const fs::path& git_dir, const std::string& commit)
         return s;
     }
     auto tree_of = [&](const std::string& c) {
-        return first_line(git_out(git_dir, {"rev-parse", "--verify", c + "^{tree}"}));
+        return first_line_of(git_out(git_dir, {"rev-parse", "--verify", c + "^{tree}"}));
     };
-    std::string empty_tree = first_line(git_out(git_dir, {"hash-object", "-t", "tree", "/dev/null"}));
+    std::string empty_tree = first_line_of(git_out(git_dir, {"hash-object", "-t", "tree", "/dev/null"}));
     std::string head_tree = s.head.empty() ? empty_tree : tree_of(s.head);
     if (s.layout == 1 || s.index_commit.empty() || s.index_commit == "head") {
         s.index_tree = head_tree; // layout 1 recorded no index: HEAD's tree is the best guess

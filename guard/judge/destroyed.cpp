@@ -5,6 +5,7 @@
 #include "guard/judge/destroyed.hpp"
 
 #include "guard/git/arguments.hpp"
+#include "guard/git/git.hpp"
 #include "guard/base/error.hpp"
 #include "guard/judge/operation.hpp"
 #include "guard/judge/orphans.hpp"
@@ -224,7 +225,7 @@ Destroyed clean(const GitCall& call)
     oracle.insert(oracle.end(), paths.begin(), paths.end());
     auto r = ask_git(call, oracle);
     if (r.status != 0)
-        throw Error("git clean -n failed: " + first_line(r.err));
+        throw Error("git clean -n failed: " + first_line_of(r.err));
     std::vector<std::string> gone;
     size_t at = 0;
     while (at < r.out.size()) {

@@ -4,6 +4,7 @@
 #include "guard/judge/overwrites.hpp"
 
 #include "guard/git/arguments.hpp"
+#include "guard/git/git.hpp"
 #include "guard/judge/orphans.hpp"
 #include "guard/judge/scope.hpp"
 #include "guard/git/worktrees.hpp"
@@ -54,7 +55,7 @@ Destroyed read_tree(const GitCall& call)
     if (a.operands.size() == 1) {
         auto r = ask_git(call, {"rev-parse", "-q", "--verify", a.operands[0] + "^{tree}"});
         if (r.status == 0) {
-            scope.overwrite = first_line(r.out);
+            scope.overwrite = first_line_of(r.out);
             scope.any_untracked = false;
         }
     }

@@ -4,6 +4,7 @@
 #include "guard/judge/scope.hpp"
 
 #include "guard/base/error.hpp"
+#include "guard/git/git.hpp"
 #include "guard/base/pattern.hpp"
 #include "guard/git/worktrees.hpp"
 
@@ -18,25 +19,6 @@ namespace {
 constexpr size_t k_max_pathspecs = 20000; // beyond this, ask about the whole tree instead
 
 } // namespace
-
-std::vector<std::string> split0(const std::string& text)
-{
-    std::vector<std::string> out;
-    size_t at = 0;
-    while (at < text.size()) {
-        size_t end = text.find('\0', at);
-        if (end == std::string::npos)
-            end = text.size();
-        out.push_back(text.substr(at, end - at));
-        at = end + 1;
-    }
-    return out;
-}
-
-std::string first_line(const std::string& text)
-{
-    return text.substr(0, text.find('\n'));
-}
 
 namespace {
 
@@ -66,7 +48,7 @@ std::optional<std::string> resolve(const GitCall& call, const std::string& rev)
     auto r = ask_git(call, {"rev-parse", "-q", "--verify", name + "^{commit}"});
     if (r.status != 0)
         return std::nullopt;
-    return first_line(r.out);
+    return first_line_of(r.out);
 }
 
 namespace {
@@ -90,9 +72,9 @@ std::vector<std::string> status(const GitCall& call, const StatusAsk& ask, Destr
         args.insert(args.end(), ask.pathspec->begin(), ask.pathspec->end());
     auto r = ask_git(call, args);
     if (r.status != 0)
-        throw Error("git status failed: " + first_line(r.err));
+        throw Error("git status failed: " + first_line_of(r.err));
     std::vector<std::string> records;
-    for (auto& rec : split0(r.out)) {
+    for (auto& rec : split(r.out)) {
         if (rec.starts_with("# branch.oid "))
             d.head = rec.substr(13) == "(initial)" ? "" : rec.substr(13);
         else if (rec.starts_with("# branch.head "))
@@ -193,7 +175,7 @@ std::optional<std::vector<std::string>> changed_paths(const GitCall& call, const
                                              d.head, rev});
     if (r.status != 0)
         return std::nullopt;
-    return split0(r.out);
+    return split(r.out);
 }
 
 } // namespace

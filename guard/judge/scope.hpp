@@ -29,9 +29,4 @@ std::optional<std::string> resolve(const GitCall& call, const std::string& rev);
 // guard.keepIgnored, as git reads it.
 std::vector<std::string> keep_ignored(const GitCall& call);
 
-// `text` split at NUL bytes (a trailing NUL ends the last piece).
-std::vector<std::string> split0(const std::string& text);
-
-std::string first_line(const std::string& text);
-
 } // namespace guard

@@ -3,6 +3,7 @@
 // staged versions straight from what status reported.
 #include "guard/save/versions.hpp"
 
+#include "guard/git/git.hpp"
 #include "guard/judge/scope.hpp"
 
 #include <sys/stat.h>
@@ -76,8 +77,8 @@ std::vector<Content> working_versions(const GitCall& call, const Site& site, con
                 auto r = in_tree(call, site, {"hash-object", "-w", "--stdin", "--no-filters"},
                                  fs::read_symlink(site.top / p.path, ec).string());
                 if (r.status != 0 || ec)
-                    throw Error("cannot write the link " + p.path + ": " + first_line(r.err));
-                c.blob = parse_oid(first_line(r.out));
+                    throw Error("cannot write the link " + p.path + ": " + first_line_of(r.err));
+                c.blob = parse_oid(first_line_of(r.out));
             } else {
                 files += stdin_path(p.path) + "\n";
                 hashed.push_back(out.size());
@@ -89,7 +90,7 @@ std::vector<Content> working_versions(const GitCall& call, const Site& site, con
         return out;
     auto r = in_tree(call, site, {"hash-object", "-w", "--stdin-paths"}, files);
     if (r.status != 0)
-        throw Error("git hash-object failed: " + first_line(r.err));
+        throw Error("git hash-object failed: " + first_line_of(r.err));
     size_t at = 0;
     for (size_t i : hashed) {
         size_t end = r.out.find('\n', at);

@@ -10,7 +10,8 @@
 #   save, first / repeat      git guard save against the private-index recipe (a temporary
 #                             index, add -A, write-tree, commit-tree); "first" prunes the
 #                             objects a save wrote before each run, "repeat" does not
-# Each installed layout gets its own copy of the repository, installed with its own
+# Each prepare ends with `sync`, and each command runs once untimed first (a cold cache
+# would fall on the first layout alone). Each installed layout gets its own copy of the repository, installed with its own
 # `git guard install`, and runs through its own shim; the watcher install starts is stopped
 # (it would snapshot in the background while others are timed). Prints hyperfine's table and ratios
 # against git alone; never asserts.
@@ -104,11 +105,13 @@ results=()
 bench_case() {
     local title=$1 prep=$2 cmd=$3 args=() name json=$work/$RANDOM.json
     for name in "${names[@]}"; do
-        args+=(-n "$name" --prepare "$($prep "$name")" "$($cmd "$name")")
+        # sync: the tree a prepare wrote is on disk before the clock starts (else its
+        # writeback lands on whichever command runs next: 2.2-6.6 s for one removal).
+        args+=(-n "$name" --prepare "$($prep "$name"); sync" "$($cmd "$name")")
     done
     echo
     echo "== $title"
-    hyperfine --style basic --runs "$runs" --export-json "$json" "${args[@]}" 2>&1 | grep -v '^ *Warning'
+    hyperfine --style basic --warmup 1 --runs "$runs" --export-json "$json" "${args[@]}" 2>&1 | grep -v '^ *Warning'
     results+=("$title|$json")
 }
 

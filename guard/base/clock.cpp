@@ -29,4 +29,13 @@ std::string utc_millis(const char* date_format)
     return full;
 }
 
+std::string utc_iso(std::time_t t)
+{
+    std::tm utc{};
+    gmtime_r(&t, &utc);
+    char text[32];
+    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &utc);
+    return text;
+}
+
 } // namespace guard

@@ -136,9 +136,7 @@ std::optional<pid_t> holder_pid(const fs::path& file)
 // else what /proc says about that pid.
 std::string describe_holder(const fs::path& file, const fs::path& owner)
 {
-    std::ifstream in(owner);
-    std::string recorded;
-    std::getline(in, recorded);
+    std::string recorded = read_first_line(owner);
     auto pid = holder_pid(file);
     auto space = recorded.find(' ');
     if (space != std::string::npos &&

@@ -9,7 +9,7 @@
 #include "guard/install/watch.hpp"
 #include "guard/install/watch_unit.hpp"
 #include "guard/modes/watch_loop.hpp"
-#include "guard/modes/watch_lost.hpp"
+#include "guard/modes/watch_sweep.hpp"
 
 #include <cstdio>
 

@@ -2,7 +2,7 @@
 // DESIGN §4.2's question for many tips at once (`git guard drop --published` over
 // thousands of saves): the same answer PublishedCheck gives each, from one ancestry walk
 // per candidate U and one merge-tree for every pair that walk leaves open.
-#include "guard/git/history.hpp"
+#include "guard/git/published_check.hpp"
 
 #include <string>
 #include <utility>

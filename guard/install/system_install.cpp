@@ -3,6 +3,7 @@
 // too (DESIGN §15). dpkg owns /usr/bin/git, so the distribution's git is diverted, never
 // overwritten: git upgrades then land at the diverted path, where the shim finds them.
 #include "guard/install/system_install.hpp"
+#include "guard/install/system_parts.hpp"
 
 #include "guard/base/error.hpp"
 #include "guard/base/manifest.hpp"
@@ -21,21 +22,37 @@ namespace fs = std::filesystem;
 
 namespace guard {
 
-namespace {
+void say(InstallReport& report, std::string line, bool changed)
+{
+    report.lines.push_back(std::move(line));
+    report.changed = report.changed || changed;
+}
 
-constexpr const char* k_profile_marker = "# git-guard system install";
-constexpr const char* k_login_key = "git_guard_login=";
+bool is_shim_link(const fs::path& path)
+{
+    std::error_code ec;
+    return fs::is_symlink(path, ec) && fs::read_symlink(path, ec).filename() == "git-guard-shim";
+}
+
+void link_atomically(const fs::path& link, const fs::path& target)
+{
+    fs::path temp = link.parent_path() / (".git-guard-link." + std::to_string(::getpid()));
+    std::error_code ec;
+    fs::remove(temp, ec);
+    fs::create_symlink(target, temp);
+    fs::rename(temp, link, ec);
+    if (ec) {
+        fs::remove(temp);
+        throw Error("cannot link " + link.string() + " to " + target.string() + ": " + ec.message());
+    }
+}
+
+namespace {
 
 struct Diversion {
     std::string package; // "LOCAL" for a local diversion (dpkg-divert --local)
     fs::path to;
 };
-
-void say(InstallReport& report, std::string line, bool changed = true)
-{
-    report.lines.push_back(std::move(line));
-    report.changed = report.changed || changed;
-}
 
 std::string dpkg_divert()
 {
@@ -57,12 +74,6 @@ std::optional<Diversion> read_diversion(const std::string& divert, const fs::pat
     if (first_line_of(package.out).empty() && to == git.string())
         return std::nullopt;
     return Diversion{first_line_of(package.out), to};
-}
-
-bool is_shim_link(const fs::path& path)
-{
-    std::error_code ec;
-    return fs::is_symlink(path, ec) && fs::read_symlink(path, ec).filename() == "git-guard-shim";
 }
 
 void require_root(const char* command)
@@ -104,20 +115,6 @@ void check_ours(const Diversion& d, const SystemLayout& layout)
         throw Error("the distribution's git " + layout.diverted.string() +
                     " is missing; reinstall it first ('apt-get install --reinstall git' puts it "
                     "there while the diversion stands)");
-}
-
-// A temporary link renamed over `link`: `link` never stops existing.
-void link_atomically(const fs::path& link, const fs::path& target)
-{
-    fs::path temp = link.parent_path() / (".git-guard-link." + std::to_string(::getpid()));
-    std::error_code ec;
-    fs::remove(temp, ec);
-    fs::create_symlink(target, temp);
-    fs::rename(temp, link, ec);
-    if (ec) {
-        fs::remove(temp);
-        throw Error("cannot link " + link.string() + " to " + target.string() + ": " + ec.message());
-    }
 }
 
 void divert_git(InstallReport& report, const std::string& divert, const SystemLayout& layout,
@@ -168,60 +165,6 @@ void relink(InstallReport& report, const SystemLayout& layout, const fs::path& s
     link_atomically(layout.git, shim);
     say(report, (had ? "re-pointed the shim: " : "put the missing shim back: ") + layout.git.string() +
                     " -> " + shim.string());
-}
-
-fs::path login_dir(const fs::path& shim)
-{
-    return shim.parent_path().parent_path().parent_path() / "lib/git-guard/login";
-}
-
-std::string profile_text(const fs::path& dir)
-{
-    return std::string(k_profile_marker) +
-           " (git guard install --system); 'git guard uninstall --system' removes it.\n"
-           "# /usr/bin/git is the git-guard shim already. This puts the shim first on PATH too,\n"
-           "# so that a login shell's git is guarded also where another git (/usr/local/bin,\n"
-           "# /opt) comes before /usr/bin; the shim then runs that git (docs/install.md).\n" +
-           k_login_key + dir.string() +
-           "\ncase \":$PATH:\" in\n*\":$git_guard_login:\"*) ;;\n"
-           "*) [ -x \"$git_guard_login/git\" ] && PATH=$git_guard_login:$PATH && export PATH ;;\n"
-           "esac\nunset git_guard_login\n";
-}
-
-void place_login(InstallReport& report, const SystemLayout& layout, const fs::path& shim)
-{
-    fs::path dir = login_dir(shim);
-    std::error_code ec;
-    if (fs::read_symlink(dir / "git", ec) != shim) {
-        fs::create_directories(dir);
-        link_atomically(dir / "git", shim);
-        say(report, "linked the shim for login shells: " + (dir / "git").string());
-    }
-    std::string text = profile_text(dir);
-    if (read_bytes(layout.profile) != text) {
-        write_bytes(layout.profile, text, fs::perms(0644));
-        say(report, "wrote " + layout.profile.string() + ": login shells put " + dir.string() +
-                        " first on PATH");
-    }
-}
-
-// The profile entry and its link, when they are ours.
-void remove_login(InstallReport& report, const SystemLayout& layout)
-{
-    auto text = read_bytes(layout.profile);
-    if (!text || !text->starts_with(k_profile_marker))
-        return;
-    size_t at = text->find(k_login_key);
-    fs::path dir = at == std::string::npos
-                       ? fs::path()
-                       : fs::path(first_line_of(text->substr(at + std::string(k_login_key).size())));
-    std::error_code ec;
-    if (!dir.empty() && is_shim_link(dir / "git")) {
-        fs::remove(dir / "git", ec);
-        fs::remove(dir, ec); // only when empty
-    }
-    fs::remove(layout.profile);
-    say(report, "removed " + layout.profile.string() + " and the login shells' shim link");
 }
 
 } // namespace

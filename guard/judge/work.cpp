@@ -1,10 +1,10 @@
 #include "guard/judge/work.hpp"
 
-#include "guard/git/history.hpp"
+#include "guard/judge/deletions.hpp"
 #include "guard/base/pattern.hpp"
 #include "guard/git/git.hpp"
 
-#include "guard/git/history.hpp"
+#include "guard/judge/deletions.hpp"
 
 #include <spdlog/spdlog.h>
 

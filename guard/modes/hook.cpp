@@ -75,15 +75,15 @@ void drop_symbolic_head(const fs::path& git_dir, RefTransaction& tx)
         std::erase_if(tx.deletions, names_head);
 }
 
-// Resolves old values git did not check (one cat-file for all), drops renames,
+// Resolves old values git did not check, and their trees (one cat-file for all), drops renames,
 // creations and updates that keep their value, and leaves what must be judged.
 void prepare(const fs::path& git_dir, const fs::path& common, RefTransaction& tx)
 {
     drop_symbolic_head(git_dir, tx);
     std::string names;
-    for (const auto& d : tx.deletions)
+    for (const auto& d : tx.deletions) // the tree too: a save of the tip needs it (point_all_at)
         if (d.old_oid.empty())
-            names += d.ref + "\n";
+            names += d.ref + "\n" + d.ref + "^{tree}\n";
     std::istringstream resolved;
     if (!names.empty()) {
         auto r = run_git_bounded(git_dir, {"cat-file", "--batch-check=%(objectname) %(objecttype)"}, names,
@@ -95,12 +95,15 @@ void prepare(const fs::path& git_dir, const fs::path& common, RefTransaction& tx
     }
     std::vector<Deletion> kept;
     for (auto& d : tx.deletions) {
-        std::string line;
+        std::string line, tree;
         // cat-file answers "<oid> <type>" or "<ref> missing", in input order: a type read
         // is the object's presence, which the judgement then need not ask again.
-        if (d.old_oid.empty() && std::getline(resolved, line) && is_id_hex(line.substr(0, line.find(' ')))) {
+        if (d.old_oid.empty() && std::getline(resolved, line) && std::getline(resolved, tree) &&
+            is_id_hex(line.substr(0, line.find(' ')))) {
             d.old_oid = line.substr(0, line.find(' '));
             d.present = !line.ends_with(" missing");
+            if (tree.ends_with(" tree") && is_id_hex(tree.substr(0, tree.find(' '))))
+                d.tree = tree.substr(0, tree.find(' '));
         }
         bool deletion = d.new_value.empty();
         if (d.old_oid.empty() || d.old_oid == d.new_value ||

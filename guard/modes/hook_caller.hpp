@@ -3,7 +3,7 @@
 // The git process that runs the reference-transaction hook (our parent, or the static
 // front end's parent when it forked us): what it is doing and what it already had judged.
 
-#include "guard/git/history.hpp"
+#include "guard/judge/deletions.hpp"
 
 #include <filesystem>
 #include <string>

@@ -96,7 +96,7 @@ bool save_verdict(const fs::path& git_dir, const fs::path& common, const BranchV
 {
     Subject s = subject_of(v.deletion);
     try {
-        Saved saved = save_existing(git_dir, s.name, v.deletion.old_oid, {.reason = s.reason});
+        Saved saved = save_existing(git_dir, s.name, v.deletion.old_oid, {.reason = s.reason, .tree = v.deletion.tree});
         report_kept(s, v.deletion, saved.ref);
         return true;
     } catch (const std::exception& e) {
@@ -116,9 +116,9 @@ bool save_verdict(const fs::path& git_dir, const fs::path& common, const BranchV
 bool save_batch(const fs::path& git_dir, const fs::path& common, const std::string& reason,
                 const std::vector<const BranchVerdict*>& verdicts)
 {
-    std::vector<std::pair<std::string, std::string>> tips;
+    std::vector<NamedTip> tips;
     for (const auto* v : verdicts)
-        tips.emplace_back(subject_of(v->deletion).name, v->deletion.old_oid);
+        tips.push_back({subject_of(v->deletion).name, v->deletion.old_oid, v->deletion.tree});
     std::optional<std::vector<Saved>> saves;
     try {
         saves = save_existing_batch(git_dir, tips, {.reason = reason});

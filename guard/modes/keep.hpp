@@ -4,7 +4,7 @@
 // save ref per branch or detached HEAD, a bundle in a mirror (or a locked reftable
 // store), a refusal for a save ref that would lose unique commits.
 
-#include "guard/git/history.hpp"
+#include "guard/judge/deletions.hpp"
 
 #include <filesystem>
 #include <vector>

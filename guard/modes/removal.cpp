@@ -4,6 +4,7 @@
 #include "guard/save/journal.hpp"
 
 #include "guard/base/clock.hpp"
+#include "guard/base/file.hpp"
 #include "guard/base/lock.hpp"
 #include "guard/git/git.hpp"
 #include "guard/base/log.hpp"
@@ -13,7 +14,6 @@
 
 #include <spdlog/spdlog.h>
 
-#include <fstream>
 
 namespace fs = std::filesystem;
 
@@ -25,9 +25,7 @@ namespace {
 // area is one of ours, even after its admin entry was deleted.
 bool points_here(const fs::path& dir, const fs::path& common)
 {
-    std::ifstream in(dir / ".git");
-    std::string line;
-    std::getline(in, line);
+    std::string line = read_first_line(dir / ".git");
     if (!line.starts_with("gitdir: "))
         return false;
     fs::path admin = absolute_path(line.substr(8));

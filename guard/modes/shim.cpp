@@ -11,7 +11,7 @@
 #include "guard/modes/inplace.hpp"
 #include "guard/modes/shim_worktree.hpp"
 #include "guard/modes/unhooked.hpp"
-#include "guard/modes/watch_lost.hpp"
+#include "guard/modes/watch_sweep.hpp"
 
 #include <cstdlib>
 #include <unistd.h>

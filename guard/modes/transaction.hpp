@@ -3,7 +3,7 @@
 // A reference transaction as git hands it to the hook, and the settings the hook reads.
 
 #include "guard/git/bounded.hpp"
-#include "guard/git/history.hpp"
+#include "guard/judge/deletions.hpp"
 
 #include <chrono>
 #include <filesystem>

@@ -3,8 +3,9 @@
 // logged, notified and restored like any other; only its Stranded-Reason differs.
 #include "guard/modes/watch_lost.hpp"
 
+#include "guard/base/clock.hpp"
 #include "guard/base/error.hpp"
-#include "guard/git/history.hpp"
+#include "guard/judge/deletions.hpp"
 #include "guard/save/journal.hpp"
 #include "guard/save/layout.hpp"
 #include "guard/base/lock.hpp"
@@ -13,6 +14,7 @@
 #include "guard/save/snapshot.hpp"
 #include "guard/install/watch.hpp"
 #include "guard/modes/watch_repo.hpp"
+#include "guard/modes/watch_sweep.hpp"
 #include "guard/judge/work.hpp"
 
 #include <spdlog/spdlog.h>
@@ -35,21 +37,12 @@ namespace guard {
 
 namespace {
 
-std::string iso_time(std::time_t t)
-{
-    char text[32];
-    std::tm tm{};
-    ::gmtime_r(&t, &tm);
-    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &tm);
-    return text;
-}
-
 // `git guard discard` deletes a branch and journals it under the branch's lock, so the
 // journal read under that lock says what the user let go; the shim's saves of a tree it
 // then let git remove say that its admin entry is saved already.
 std::vector<JournalEvent> recent_events(const fs::path& common)
 {
-    std::string since = iso_time(std::time(nullptr) - 60);
+    std::string since = utc_iso(std::time(nullptr) - 60);
     std::vector<JournalEvent> out;
     for (const auto& e : read_journal(common))
         if ((e.event.kind == "discard" || e.event.kind == "drop" || e.event.kind == "save") && e.time >= since)
@@ -164,21 +157,12 @@ std::map<std::string, std::vector<std::string>> judge(const fs::path& common, co
     return at_risk;
 }
 
-// Read again under the lock: the sweep or the hook may have saved `oid` meanwhile.
+} // namespace
+
 bool named_now(const fs::path& common, const std::string& oid)
 {
     RunResult r = Git(common).run({"for-each-ref", "--count=1", "--format=%(refname)", "--points-at", oid});
     return r.status == 0 && !r.out.empty();
-}
-
-} // namespace
-
-void record_lost(const fs::path& common, const std::string& oid, const std::string& name)
-{
-    if (!make_watch_dir(common))
-        return;
-    std::ofstream out(repo_watch_dir(common) / "lost", std::ios::app);
-    out << std::time(nullptr) << " " << oid << " " << name << "\n";
 }
 
 namespace {
@@ -235,103 +219,6 @@ std::vector<size_t> save_vanished(const fs::path& common, const std::vector<Lost
             failed.push_back(i); // not judged is not safe: judged again later
     }
     return failed;
-}
-
-namespace {
-
-// The lost record and the watcher's last known tips (a watcher that died knew them).
-std::vector<LostCommit> candidates(const fs::path& common)
-{
-    std::vector<LostCommit> out;
-    std::ifstream lost(repo_watch_dir(common) / "lost");
-    for (std::string line; std::getline(lost, line);) {
-        std::istringstream in(line);
-        long long when = 0;
-        LostCommit c;
-        if (in >> when >> c.oid && std::getline(in >> std::ws, c.name) && is_oid(c.oid))
-            out.push_back({c.oid, c.name, iso_time(static_cast<std::time_t>(when)) + "Z"});
-    }
-    struct stat st{};
-    std::string when = ::stat((repo_watch_dir(common) / "tips").c_str(), &st) != 0
-                           ? "unknown"
-                           : "after " + iso_time(st.st_mtime) + "Z (no watcher ran)";
-    for (const auto& [oid, name] : known_tips(common))
-        out.push_back({oid, name, when});
-    return out;
-}
-
-} // namespace
-
-std::vector<LostCommit> lost_commits(const fs::path& common)
-{
-    auto all = candidates(common);
-    std::set<std::string> oids;
-    for (const auto& c : all)
-        oids.insert(c.oid);
-    if (oids.empty())
-        return {};
-    // One walk (the hook's): a candidate is unreachable when no ref, HEAD or per-worktree
-    // ref reaches it; a missing object has nothing left to save.
-    std::string input;
-    for (const auto& oid : oids)
-        input += oid + "\n";
-    std::vector<std::string> tips;
-    RunResult present = Git(common).run({"cat-file", "--batch-check=%(objectname) %(objecttype)"}, input);
-    for (const auto& line : split(present.out, '\n'))
-        if (line.ends_with(" commit"))
-            tips.push_back(line.substr(0, line.find(' ')));
-    std::vector<std::string> hide;
-    for (const auto& ref : list_refs(common, list_worktrees(common)))
-        hide.push_back(ref.oid);
-    std::set<std::string> unreachable;
-    if (!tips.empty())
-        for (const auto& [tip, commits] : unique_commits(Git(common), tips, hide))
-            if (!commits.empty())
-                unreachable.insert(tip);
-    std::vector<LostCommit> out;
-    std::set<std::string> shown;
-    for (const auto& c : all)
-        if (unreachable.count(c.oid) && shown.insert(c.oid).second)
-            out.push_back(c);
-    return out;
-}
-
-int sweep_lost(const fs::path& common, const std::string& reason)
-{
-    auto lost = lost_commits(common);
-    if (lost.empty())
-        return 0;
-    Settings settings = read_settings(common);
-    RefTransaction tx;
-    for (const auto& c : lost)
-        tx.deletions.push_back({"refs/guard-watch/lost", c.oid});
-    int saved = 0;
-    for (const auto& v : judge_deletions(common, tx, settings, Clock::now() + std::chrono::seconds(30))) {
-        if (v.commits.empty())
-            continue;
-        auto it = std::find_if(lost.begin(), lost.end(), [&](const LostCommit& c) { return c.oid == v.deletion.old_oid; });
-        std::string name = it->name.starts_with("refs/heads/") ? it->name.substr(11) : fs::path(it->name).filename().string();
-        try {
-            PathLock lock(common, "refs/heads/" + name, settings.lock_timeout);
-            if (named_now(common, v.deletion.old_oid))
-                continue;
-            save_existing(common, name, v.deletion.old_oid, {.reason = reason});
-            ++saved;
-        } catch (const std::exception& e) {
-            spdlog::error("sweep: cannot save {} ({}): {}", name, v.deletion.old_oid, e.what());
-        }
-    }
-    return saved;
-}
-
-void sweep_before_gc(const fs::path& common) noexcept
-{
-    try {
-        if (int saved = sweep_lost(common, k_sweep_reason))
-            std::fprintf(stderr, "git-guard: saved %d lost commit(s) before gc could prune them (git guard list)\n", saved);
-    } catch (const std::exception& e) {
-        spdlog::error("sweep: {}", e.what()); // gc runs anyway: the sweep is a backstop
-    }
 }
 
 } // namespace guard

@@ -1,7 +1,7 @@
 #pragma once
 // What the watcher saves after the fact (DESIGN §15): tips and detached HEADs that lost
-// their last name, the HEAD and index of a vanished admin entry, and, before gc prunes,
-// the commits it once knew as tips that are unreachable now.
+// their last name, and the HEAD and index of a vanished admin entry (the sweep before gc
+// is watch_sweep.hpp).
 
 #include <filesystem>
 #include <string>
@@ -38,24 +38,8 @@ struct KnownRefs {
 std::vector<size_t> save_vanished(const std::filesystem::path& common, const std::vector<LostTip>& lost,
                                   const KnownRefs& known);
 
-// A commit once known as a tip that no ref reaches now.
-struct LostCommit {
-    std::string oid;
-    std::string name;   // the branch or tree it was
-    std::string when;   // when it vanished (UTC), or since when no watcher ran
-};
-std::vector<LostCommit> lost_commits(const std::filesystem::path& common);
-
-// Before gc can prune: saves every lost commit that is still at risk (§4.2), with
-// `reason`. Returns how many were saved.
-int sweep_lost(const std::filesystem::path& common, const std::string& reason);
-
-// The shim's part of the sweep: before `git gc`, `git prune` or `git maintenance run` in the
-// repository at `common`, the lost commits at risk are saved, with one line on stderr.
-// Never throws and never stops git.
-void sweep_before_gc(const std::filesystem::path& common) noexcept;
-
-// `<common>/guard/watch/lost`: one line per tip the watcher found at risk, "<unix> <oid> <name>".
-void record_lost(const std::filesystem::path& common, const std::string& oid, const std::string& name);
+// Whether some ref points at `oid` now (read again under a lock: the sweep or the hook
+// may have saved it meanwhile).
+bool named_now(const std::filesystem::path& common, const std::string& oid);
 
 } // namespace guard

@@ -2,6 +2,7 @@
 // with git's own `bundle list-heads` and `bundle unbundle`.
 #include "guard/save/bundles.hpp"
 
+#include "guard/base/clock.hpp"
 #include "guard/save/backup.hpp"
 #include "guard/base/error.hpp"
 #include "guard/git/process.hpp"
@@ -72,9 +73,7 @@ std::pair<std::string, long long> file_time(const fs::path& file)
 {
     struct stat st {};
     std::time_t t = ::stat(file.c_str(), &st) == 0 ? st.st_mtime : 0;
-    char text[40];
-    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S.000Z", std::gmtime(&t));
-    return {text, static_cast<long long>(t)};
+    return {utc_iso(t) + ".000Z", static_cast<long long>(t)};
 }
 
 Save make_save(const fs::path& file, const std::string& commit, const std::string& ref,

@@ -1,6 +1,7 @@
 // The chains' records, read from the index under each tip and from git above it.
 #include "guard/save/chain_index.hpp"
 
+#include "guard/base/file.hpp"
 #include "guard/save/chain.hpp"
 #include "guard/git/git.hpp"
 
@@ -39,11 +40,7 @@ fs::path index_path(const fs::path& common) { return common / "guard" / "chains.
 // The index, or nothing of it when it is missing or not whole (then every chain is walked).
 ChainIndex read_index(const fs::path& common)
 {
-    std::ifstream in(index_path(common), std::ios::binary | std::ios::ate);
-    std::string text(in ? static_cast<size_t>(in.tellg()) : 0, '\0');
-    in.seekg(0);
-    if (!in.read(text.data(), static_cast<std::streamsize>(text.size())))
-        return {};
+    std::string text = read_bytes(index_path(common)).value_or("");
     if (!text.starts_with(k_header))
         return {};
     size_t at = std::string(k_header).size();

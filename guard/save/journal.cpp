@@ -1,6 +1,8 @@
 // The audit record: one JSON line per event, appended, never rewritten.
 #include "guard/save/journal.hpp"
 
+#include "guard/base/file.hpp"
+
 #include "guard/save/backup.hpp"
 #include "guard/base/clock.hpp"
 #include "guard/base/json.hpp"
@@ -180,32 +182,6 @@ void journal_record(const fs::path& common_dir, const JournalEvent& recorded)
 
 namespace {
 
-// The whole file at once: a journal has a line per save, and reading it line by line through
-// a stream was a third of `list` at 20,000 saves.
-std::string read_whole(const fs::path& file)
-{
-    std::string text;
-    int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return text;
-    struct stat st {};
-    size_t size = ::fstat(fd, &st) == 0 ? static_cast<size_t>(st.st_size) : 0;
-    text.resize(size + 1); // one byte more: a journal that grew meanwhile reads on below
-    size_t got = 0;
-    for (ssize_t n; (n = ::read(fd, text.data() + got, text.size() - got)) != 0;) {
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            break;
-        got += static_cast<size_t>(n);
-        if (got == text.size())
-            text.resize(text.size() * 2);
-    }
-    text.resize(got);
-    ::close(fd);
-    return text;
-}
-
 // One line's fields straight into `e` (no map per line). False when it is not a record.
 bool read_entry(std::string_view line, JournalEntry& e)
 {
@@ -232,7 +208,7 @@ bool read_entry(std::string_view line, JournalEntry& e)
 std::vector<JournalEntry> read_journal(const fs::path& common_dir)
 {
     std::vector<JournalEntry> out;
-    std::string text = read_whole(journal_path(common_dir));
+    std::string text = read_bytes(journal_path(common_dir)).value_or("");
     out.reserve(static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
     int number = 0;
     for (size_t at = 0; at < text.size();) {

@@ -292,25 +292,32 @@ std::size_t read_back_all(const Git& git, const std::vector<Saved>& saves)
 
 // The whole batch in one transaction, read back whole (`saves_now`: read_back_all's
 // count); nothing when any step before the write fails.
-std::optional<std::vector<Saved>> point_all_at(const Git& git,
-                                               const std::vector<std::pair<std::string, std::string>>& tips,
+std::optional<std::vector<Saved>> point_all_at(const Git& git, const std::vector<NamedTip>& tips,
                                                const std::string& prefix, std::size_t& saves_now)
 {
     std::string trees_in, creates;
     std::vector<Saved> saves;
-    for (const auto& [name, commit] : tips) {
+    for (const auto& tip : tips) {
         Saved s;
-        s.commit = s.base = commit;
-        s.ref = stranded_ref_name(name, prefix);
-        trees_in += commit + "^{tree}\n";
-        creates += "create " + s.ref + " " + commit + "\n";
+        s.commit = s.base = tip.commit;
+        s.tree = tip.tree;
+        s.ref = stranded_ref_name(tip.name, prefix);
+        if (s.tree.empty())
+            trees_in += tip.commit + "^{tree}\n";
+        creates += "create " + s.ref + " " + tip.commit + "\n";
         saves.push_back(s);
     }
-    auto trees = split(git.run({"cat-file", "--batch-check=%(objectname) %(objecttype)"}, trees_in).out, '\n');
-    for (size_t i = 0; i < saves.size(); ++i) {
-        if (i >= trees.size() || !trees[i].ends_with(" tree"))
-            return std::nullopt;
-        saves[i].tree = trees[i].substr(0, trees[i].find(' '));
+    if (!trees_in.empty()) {
+        auto trees = split(git.run({"cat-file", "--batch-check=%(objectname) %(objecttype)"}, trees_in).out, '\n');
+        size_t next = 0;
+        for (auto& s : saves) {
+            if (!s.tree.empty())
+                continue;
+            if (next >= trees.size() || !trees[next].ends_with(" tree"))
+                return std::nullopt;
+            s.tree = trees[next].substr(0, trees[next].find(' '));
+            ++next;
+        }
     }
     std::vector<std::string> args = hooks_off(git);
     args.insert(args.end(), {"update-ref", "-m", "git-guard: save", "--stdin"});
@@ -322,9 +329,8 @@ std::optional<std::vector<Saved>> point_all_at(const Git& git,
 
 } // namespace
 
-std::optional<std::vector<Saved>> save_existing_batch(
-    const fs::path& git_dir, const std::vector<std::pair<std::string, std::string>>& tips,
-    const SaveOptions& options)
+std::optional<std::vector<Saved>> save_existing_batch(const fs::path& git_dir, const std::vector<NamedTip>& tips,
+                                                      const SaveOptions& options)
 {
     fs::path common = common_of(git_dir);
     std::size_t saves_now = 0;
@@ -335,7 +341,7 @@ std::optional<std::vector<Saved>> save_existing_batch(
         Saved& s = (*saves)[i];
         s.diffstat = "no new commit: the save holds " + s.commit.substr(0, 12);
         spdlog::info("saved {} at {} ({})", s.ref, s.commit, options.reason);
-        journal_record(common, tip_save_event(s.ref, s.commit, tips[i].first, options.reason));
+        journal_record(common, tip_save_event(s.ref, s.commit, tips[i].name, options.reason));
     }
     fold_beyond_keep(common, saves_now - 1); // the read-back counted the saves: no listing unless due
     return saves;

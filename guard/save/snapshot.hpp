@@ -100,13 +100,18 @@ SaveResult save_tree(const std::filesystem::path& common, const Settings& settin
 
 // save_existing for many tips at once (the hook's `branch -D` of hundreds of branches):
 // one transaction creates every ref, one `for-each-ref` reads them all back (and counts
-// the saves, so the fold lists nothing unless one is due). `tips` are
-// (name, commit) pairs. Nothing, and nothing written, when the batch cannot be written as
+// the saves, so the fold lists nothing unless one is due).
+// Tips: a name, a commit and its tree when git has said it already ("": read here, all in
+// one cat-file). Nothing, and nothing written, when the batch cannot be written as
 // one (a taken or blocked name, an unreadable commit): then save each with save_existing.
 // Throws Error when the refs were written but do not read back.
-std::optional<std::vector<Saved>> save_existing_batch(
-    const std::filesystem::path& git_dir, const std::vector<std::pair<std::string, std::string>>& tips,
-    const SaveOptions& options);
+struct NamedTip {
+    std::string name;
+    std::string commit;
+    std::string tree;
+};
+std::optional<std::vector<Saved>> save_existing_batch(const std::filesystem::path& git_dir,
+                                                      const std::vector<NamedTip>& tips, const SaveOptions& options);
 
 // The short name a user types for `ref`: without refs/heads/ (refs/stranded/… stays whole).
 std::string short_ref(const std::string& ref);

@@ -1,6 +1,7 @@
 // The saves of contract C1, both namespaces: listing, finding, dropping.
 #include "guard/save/stranded.hpp"
 
+#include "guard/base/clock.hpp"
 #include "guard/save/backup.hpp"
 #include "guard/save/bundles.hpp"
 #include "guard/save/chain.hpp"
@@ -135,10 +136,7 @@ Save make_save(std::vector<std::string>& f, const Recorded& saves)
     s.time = stamp_time(s.ref);
     fill_from_journal(s, saves);
     if (s.time.empty()) {
-        std::time_t t = std::atoll(f[2].c_str());
-        char text[40];
-        std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S.000Z", std::gmtime(&t));
-        s.time = text;
+        s.time = utc_iso(static_cast<std::time_t>(std::atoll(f[2].c_str()))) + ".000Z";
     }
     s.unix_time = from_iso(s.time);
     return s;

@@ -1,6 +1,6 @@
 // DESIGN §4: what counts as work in a tree and on a branch, checked against the real git.
 #include "guard/base/error.hpp"
-#include "guard/git/history.hpp"
+#include "guard/judge/deletions.hpp"
 #include "guard/git/process.hpp"
 #include "guard/judge/work.hpp"
 #include "tests/unit/temp_repo.hpp"

@@ -80,10 +80,11 @@ BOOST_AUTO_TEST_CASE(the_batch_read_back_counts_the_saves_and_folds_when_due)
 {
     TempRepo repo;
     repo.git({"config", "guard.keepBranches", "2"});
-    std::vector<std::pair<std::string, std::string>> tips;
+    std::vector<guard::NamedTip> tips;
     for (const char* name : {"a", "b", "c", "d"}) {
         repo.git({"commit", "-q", "--allow-empty", "-m", name});
-        tips.emplace_back(name, rev(repo.path(), "HEAD"));
+        // Half with the tree known (the hook read it with the old value), half read by the save.
+        tips.push_back({name, rev(repo.path(), "HEAD"), tips.size() % 2 ? rev(repo.path(), "HEAD^{tree}") : ""});
     }
     auto saves = guard::save_existing_batch(repo.path() / ".git", tips, {.reason = "branch -D"});
     BOOST_REQUIRE(saves);
@@ -91,7 +92,7 @@ BOOST_AUTO_TEST_CASE(the_batch_read_back_counts_the_saves_and_folds_when_due)
     std::string branches = repo.git({"for-each-ref", "--format=%(refname)", "refs/heads/stranded/"});
     size_t left = static_cast<size_t>(std::count(branches.begin(), branches.end(), '\n'));
     BOOST_TEST(left <= 2u, "4 saves with guard.keepBranches=2 left " << left << " save branches: no fold ran");
-    for (const auto& [name, commit] : tips)
+    for (const auto& [name, commit, tree] : tips)
         BOOST_TEST((branches.find("/" + name + "/") != std::string::npos ||
                     repo.git_status(repo.path(), {"merge-base", "--is-ancestor", commit, guard::k_archive_chain}) == 0),
                    "the save of " << name << " (" << commit << ") is neither a branch nor folded: lost");

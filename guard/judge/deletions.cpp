@@ -1,0 +1,107 @@
+// The hook's judgement of a ref transaction (DESIGN §4.2): which deleted or moved tips hold
+// commits no other ref holds and no candidate has published, in one walk for them all.
+#include "guard/judge/deletions.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <set>
+
+namespace fs = std::filesystem;
+
+namespace guard {
+
+namespace {
+
+// "oid commit" per present tip; a missing tip has nothing left to save.
+std::set<std::string> missing_objects(const Git& git, const std::vector<BranchVerdict>& verdicts)
+{
+    std::string input;
+    for (const auto& v : verdicts)
+        if (!v.deletion.present)
+            input += v.deletion.old_oid + "\n";
+    std::set<std::string> missing;
+    if (input.empty())
+        return missing; // git named every tip's type already: all present
+    RunResult r = git.run({"cat-file", "--batch-check=%(objectname) %(objecttype)"}, input);
+    if (r.status != 0)
+        return missing; // cannot tell: judge them all
+    for (const auto& line : split(r.out, '\n'))
+        if (line.ends_with(" missing"))
+            missing.insert(line.substr(0, line.find(' ')));
+    return missing;
+}
+
+std::vector<std::string> holders(const std::vector<RefValue>& refs, const RefTransaction& tx,
+                                 const std::string& own_tree)
+{
+    std::set<std::string> deleted(tx.other_deleted.begin(), tx.other_deleted.end());
+    for (const auto& d : tx.deletions)
+        deleted.insert(d.ref);
+    std::vector<std::string> hide;
+    for (const auto& ref : refs) {
+        bool mine = ref.tree.empty() || absolute_path(ref.tree).string() == own_tree;
+        if (!(mine && deleted.count(ref.name)))
+            hide.push_back(ref.oid);
+    }
+    for (const auto& w : tx.written)
+        if (is_oid(w))
+            hide.push_back(w);
+    return hide;
+}
+
+} // namespace
+
+std::vector<BranchVerdict> judge_deletions(const fs::path& git_dir, const RefTransaction& tx,
+                                           const Settings& settings,
+                                           std::chrono::steady_clock::time_point deadline)
+{
+    fs::path common = common_of(git_dir);
+    Git git(common);
+    std::vector<BranchVerdict> verdicts;
+    for (const auto& d : tx.deletions)
+        verdicts.push_back({d, {d.old_oid}, false, ""});
+    std::set<std::string> missing = missing_objects(git, verdicts);
+    std::vector<std::string> tips;
+    for (auto& v : verdicts) {
+        if (missing.count(v.deletion.old_oid)) {
+            v.commits.clear();
+            v.note = "the tip " + v.deletion.old_oid + " of " + v.deletion.ref +
+                     " is missing from the object store: nothing is left to save";
+        } else if (is_oid(v.deletion.old_oid)) {
+            tips.push_back(v.deletion.old_oid);
+        }
+    }
+    std::vector<RefValue> refs;
+    RefListing listing;
+    bool listed = false;
+    try {
+        refs = list_refs(common, list_worktrees(common), &listing);
+        listed = true;
+        auto unique = unique_commits(git, tips, holders(refs, tx, absolute_path(git_dir).string()));
+        for (auto& v : verdicts)
+            if (!v.commits.empty())
+                v.commits = unique[v.deletion.old_oid];
+    } catch (const Error& e) {
+        // Fail closed: a walk that cannot finish proves nothing published.
+        spdlog::warn("cannot walk the deleted branches, saving them all: {}", e.what());
+    }
+    PublishedCheck published(common, settings);
+    if (listed)
+        published.seed(std::move(listing));
+    for (auto& v : verdicts) {
+        if (v.commits.empty())
+            continue;
+        if (std::chrono::steady_clock::now() > deadline) {
+            v.commits = {v.deletion.old_oid};
+            v.unchecked = true;
+            continue;
+        }
+        std::string branch = v.deletion.ref.starts_with("refs/heads/") ? v.deletion.ref.substr(11) : "";
+        const std::string& moved_to = v.deletion.new_value;
+        if (published(v.deletion.old_oid, branch) || (is_oid(moved_to) && published.contained(v.deletion.old_oid, moved_to)))
+            v.commits.clear();
+    }
+    return verdicts;
+}
+
+} // namespace guard

@@ -1,6 +1,6 @@
 // The working state of one checkout (a tree, or a nested repository), as git
 // reports it: status, hidden index edits, nested repositories (DESIGN §4.1).
-#include "guard/judge/work.hpp"
+#include "guard/judge/tree_state.hpp"
 
 #include "guard/base/pattern.hpp"
 #include "guard/git/git.hpp"

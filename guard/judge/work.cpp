@@ -5,6 +5,7 @@
 #include "guard/git/git.hpp"
 
 #include "guard/judge/deletions.hpp"
+#include "guard/judge/tree_state.hpp"
 
 #include <spdlog/spdlog.h>
 

@@ -5,7 +5,6 @@
 #include "guard/git/site.hpp"
 #include "guard/judge/head.hpp"
 
-#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -89,23 +88,6 @@ Work inspect_admin(const std::filesystem::path& common, const Worktree& tree,
 // The work a deletion of `refs/heads/<branch>` at `tip` would destroy.
 Work inspect_branch(const std::filesystem::path& common, const std::string& branch,
                     const std::string& tip, const Settings& settings, const Pending& pending = {});
-
-class Git;
-
-// The git dir that `dir`'s `.git` (a directory, or a `gitdir:` file) names, or "".
-std::filesystem::path git_dir_of(const std::filesystem::path& dir);
-
-// The working state of the repository whose git dir is `git_dir` checked out at
-// `root` (a tree, or a nested repository): `Work` without commits. `meanwhile` runs
-// while git's status and index listing run (HEAD is read by then): the commits' walk
-// costs no wall time of its own.
-Work inspect_checkout(const std::filesystem::path& git_dir, const std::filesystem::path& root,
-                      const Settings& settings, const std::function<void(Work&)>& meanwhile = {},
-                      bool ask_top = false);
-
-} // namespace guard
-
-namespace guard {
 
 // `git guard status`: the trees at `paths` (every worktree when both lists are
 // empty) and the branches named in `branches`, for the repository the first path names

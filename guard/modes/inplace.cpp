@@ -15,6 +15,7 @@
 #include "guard/judge/scope.hpp"
 #include "guard/save/snapshot.hpp"
 #include "guard/git/worktrees.hpp"
+#include "guard/save/saveref.hpp"
 
 #include <spdlog/spdlog.h>
 

@@ -11,6 +11,7 @@
 #include "guard/save/snapshot.hpp"
 #include "guard/modes/transaction.hpp"
 #include "guard/judge/work.hpp"
+#include "guard/save/saveref.hpp"
 
 #include <spdlog/spdlog.h>
 

@@ -11,6 +11,7 @@
 #include "guard/git/process.hpp"
 #include "guard/save/report.hpp"
 #include "guard/save/stranded.hpp"
+#include "guard/save/saveref.hpp"
 
 #include <spdlog/spdlog.h>
 

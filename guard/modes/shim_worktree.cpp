@@ -16,6 +16,7 @@
 #include "guard/save/journal.hpp"
 #include "guard/save/report.hpp"
 #include "guard/save/snapshot.hpp"
+#include "guard/save/saveref.hpp"
 
 #include <spdlog/spdlog.h>
 

@@ -16,6 +16,7 @@
 #include "guard/modes/watch_repo.hpp"
 #include "guard/modes/watch_sweep.hpp"
 #include "guard/judge/work.hpp"
+#include "guard/save/saveref.hpp"
 
 #include <spdlog/spdlog.h>
 

@@ -11,6 +11,7 @@
 #include "guard/modes/watch_repo.hpp"
 #include "guard/save/journal.hpp"
 #include "guard/save/snapshot.hpp"
+#include "guard/save/saveref.hpp"
 
 #include <spdlog/spdlog.h>
 

@@ -9,6 +9,7 @@
 #include "guard/git/repo.hpp"
 #include "guard/git/trailers.hpp"
 #include "guard/save/trust.hpp"
+#include "guard/save/saveref.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -27,11 +28,6 @@ namespace {
 
 constexpr const char* k_prefix = "bundles/";
 constexpr const char* k_heads = "refs/heads/";
-
-std::string short_ref(const std::string& ref)
-{
-    return ref.starts_with(k_heads) ? ref.substr(11) : ref;
-}
 
 // "<handle> <commit>" of every bundled save the journal records as dropped.
 std::set<std::string> dropped(const std::vector<JournalEntry>& journal)

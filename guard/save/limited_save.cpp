@@ -12,6 +12,7 @@
 #include "guard/judge/scope.hpp"
 #include "guard/save/versions.hpp"
 #include "guard/git/worktrees.hpp"
+#include "guard/save/saveref.hpp"
 
 #include <spdlog/spdlog.h>
 

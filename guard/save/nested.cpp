@@ -4,6 +4,7 @@
 #include "guard/save/nested.hpp"
 
 #include "guard/save/layout.hpp"
+#include "guard/judge/tree_state.hpp"
 
 #include <spdlog/spdlog.h>
 

@@ -1,4 +1,5 @@
 #include "guard/save/report.hpp"
+#include "guard/save/saveref.hpp"
 
 #include <map>
 

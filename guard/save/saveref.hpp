@@ -1,7 +1,9 @@
 #pragma once
-// The ref of a save (saveref.cpp): what the engine's saves (snapshot.cpp) share with
-// save_existing. The public names (stranded_ref_name, save_existing, …) are in snapshot.hpp.
+// The ref of a save (saveref.cpp): its name, its creation, and the saves of commits that
+// exist already (save_existing, the hook's batch); what the engine's saves (snapshot.cpp)
+// share with them.
 #include "guard/git/git.hpp"
+#include "guard/save/read_back.hpp"
 #include "guard/save/snapshot.hpp"
 
 #include <filesystem>
@@ -24,15 +26,44 @@ std::string create_save(const Git& git, const std::string& name, const std::stri
 // `-c hook.<x>.enabled=false` for every hook git >= 2.54 may run from config.
 std::vector<std::string> hooks_off(const Git& git);
 
-// Only this proof licenses a destroyer: `s.ref`, read back by a separate git, holds
-// `s.commit` and `s.tree`. Throws Error otherwise.
-void verify(const Git& git, const Saved& s);
-
-// verify, and `s.diffstat` (against the save's first parent) from the same git.
-void verify_with_diffstat(const Git& git, Saved& s);
-
 // A new save ref at the existing `commit`, read back; the caller journals it.
 Saved point_at(const std::filesystem::path& git_dir, const std::string& name, const std::string& commit,
                const SaveOptions& options);
+
+// --- names ---------------------------------------------------------------------------
+
+// One ref name component made valid by git check-ref-format's rules
+// (invalid characters become '-').
+std::string ref_component(std::string component);
+
+// `<prefix>/<name>/<stamp>`: each component made valid for a ref, stamped with
+// the UTC time to the millisecond (or $GIT_GUARD_STAMP, for tests).
+std::string stranded_ref_name(const std::string& name, const std::string& prefix = "refs/heads/stranded");
+
+// The short name a user types for `ref`: without refs/heads/ (refs/stranded/… stays whole).
+std::string short_ref(const std::string& ref);
+
+// --- saves of existing commits ----------------------------------------------------------
+
+// Points a new save ref `<ref_prefix>/<name>/<stamp>` at the existing commit
+// `commit` (hex), verified; no commit is made. Works in every repository
+// format git supports.
+Saved save_existing(const std::filesystem::path& git_dir, const std::string& name,
+                    const std::string& commit, const SaveOptions& options);
+
+// save_existing for many tips at once (the hook's `branch -D` of hundreds of branches):
+// one transaction creates every ref, one `for-each-ref` reads them all back (and counts
+// the saves, so the fold lists nothing unless one is due).
+// Tips: a name, a commit and its tree when git has said it already ("": read here, all in
+// one cat-file). Nothing, and nothing written, when the batch cannot be written as
+// one (a taken or blocked name, an unreadable commit): then save each with save_existing.
+// Throws Error when the refs were written but do not read back.
+struct NamedTip {
+    std::string name;
+    std::string commit;
+    std::string tree;
+};
+std::optional<std::vector<Saved>> save_existing_batch(const std::filesystem::path& git_dir,
+                                                      const std::vector<NamedTip>& tips, const SaveOptions& options);
 
 } // namespace guard

@@ -56,25 +56,11 @@ std::optional<Saved> save_work(const std::filesystem::path& common, const Work& 
                                const std::string& name, const Settings& settings,
                                const SaveOptions& options, EarlyStaging* early = nullptr);
 
-// Points a new save ref `<ref_prefix>/<name>/<stamp>` at the existing commit
-// `commit` (hex), verified; no commit is made. Works in every repository
-// format git supports.
-Saved save_existing(const std::filesystem::path& git_dir, const std::string& name,
-                    const std::string& commit, const SaveOptions& options);
-
 // The files of `root`, a tree git can no longer read (a husk), with what its
 // admin entry `tree` still holds (when there is one), saved as `name`.
 std::optional<Saved> save_husk(const std::filesystem::path& common, const std::filesystem::path& root,
                                const std::optional<Worktree>& tree, const Settings& settings,
                                const SaveOptions& options);
-
-// One ref name component made valid by git check-ref-format's rules
-// (invalid characters become '-').
-std::string ref_component(std::string component);
-
-// `<prefix>/<name>/<stamp>`: each component made valid for a ref, stamped with
-// the UTC time to the millisecond (or $GIT_GUARD_STAMP, for tests).
-std::string stranded_ref_name(const std::string& name, const std::string& prefix = "refs/heads/stranded");
 
 struct SaveResult {
     Work work;
@@ -97,23 +83,5 @@ SaveResult save_path(const Site& here, const std::filesystem::path& tree,
 SaveResult save_tree(const std::filesystem::path& common, const Settings& settings,
                      const std::filesystem::path& tree, const SaveOptions& options,
                      const std::vector<Worktree>* listed = nullptr);
-
-// save_existing for many tips at once (the hook's `branch -D` of hundreds of branches):
-// one transaction creates every ref, one `for-each-ref` reads them all back (and counts
-// the saves, so the fold lists nothing unless one is due).
-// Tips: a name, a commit and its tree when git has said it already ("": read here, all in
-// one cat-file). Nothing, and nothing written, when the batch cannot be written as
-// one (a taken or blocked name, an unreadable commit): then save each with save_existing.
-// Throws Error when the refs were written but do not read back.
-struct NamedTip {
-    std::string name;
-    std::string commit;
-    std::string tree;
-};
-std::optional<std::vector<Saved>> save_existing_batch(const std::filesystem::path& git_dir,
-                                                      const std::vector<NamedTip>& tips, const SaveOptions& options);
-
-// The short name a user types for `ref`: without refs/heads/ (refs/stranded/… stays whole).
-std::string short_ref(const std::string& ref);
 
 } // namespace guard

@@ -1,4 +1,5 @@
 // Unit tests of the save engine: the save ref: its name, taken names, an existing commit saved under a prefix.
+#include "guard/save/saveref.hpp"
 #include "tests/unit/save/save_fixtures.hpp"
 
 #include <boost/test/data/test_case.hpp>

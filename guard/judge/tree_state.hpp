@@ -1,0 +1,21 @@
+#pragma once
+// The working state of one checkout (tree_state.cpp): a tree, or a nested repository.
+#include "guard/judge/work.hpp"
+
+#include <filesystem>
+#include <functional>
+
+namespace guard {
+
+// The git dir that `dir`'s `.git` (a directory, or a `gitdir:` file) names, or "".
+std::filesystem::path git_dir_of(const std::filesystem::path& dir);
+
+// The working state of the repository whose git dir is `git_dir` checked out at
+// `root` (a tree, or a nested repository): `Work` without commits. `meanwhile` runs
+// while git's status and index listing run (HEAD is read by then): the commits' walk
+// costs no wall time of its own.
+Work inspect_checkout(const std::filesystem::path& git_dir, const std::filesystem::path& root,
+                      const Settings& settings, const std::function<void(Work&)>& meanwhile = {},
+                      bool ask_top = false);
+
+} // namespace guard

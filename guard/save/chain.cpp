@@ -134,7 +134,8 @@ std::vector<std::vector<std::string>> new_links(const Git& git, const std::strin
     return nul_records(r.out, 4);
 }
 
-void check_links(const Git& git, const std::string& chain, const std::string& old, const std::vector<Link>& links)
+// Returns the chain's tip as read back (the chain's lock is held: no one moved it since).
+std::string check_links(const Git& git, const std::string& chain, const std::string& old, const std::vector<Link>& links)
 {
     auto read = new_links(git, chain, old);
     size_t root = old.empty() ? 1 : 0;
@@ -151,6 +152,7 @@ void check_links(const Git& git, const std::string& chain, const std::string& ol
         if (!ok || parents[0] != below)
             throw Error("verification failed: " + chain + " does not reach the save " + links[i].handle);
     }
+    return read.empty() ? old : read.front()[0];
 }
 
 } // namespace
@@ -204,8 +206,7 @@ std::string append_links(const Git& git, const std::string& chain, const std::ve
     RunResult r = git.run(args, stream + "done\n");
     if (r.status != 0)
         throw Error("cannot append to the chain " + chain + ": git fast-import: " + first_line_of(r.err));
-    check_links(git, chain, tip.oid, links);
-    return first_line_of(git.out({"rev-parse", "--verify", chain}, "read back " + chain));
+    return check_links(git, chain, tip.oid, links);
 }
 
 Saved append_save(const fs::path& common, const std::string& name, const std::string& commit,

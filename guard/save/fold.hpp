@@ -17,15 +17,23 @@ struct Folded {
 // guard.keepBranches (default 50).
 std::size_t keep_branches(const std::filesystem::path& common);
 
+// Where a fold after a save leaves a kind that went over `keep`: about a fifth below it
+// (50 -> 41, 10 -> 9, 2 -> 2), so that fold, about eight gits whatever it moves, runs once
+// in keep/5 saves rather than after each one; never more than `keep` stay.
+std::size_t fold_floor(std::size_t keep);
+
 // Folds, in the repository at `common`, every removal and branch save beyond the newest
 // `keep` (default: guard.keepBranches; a branch checked out somewhere stays) and every
-// in-place save ref beyond the newest `keep`. Each chain gets its links first and reads them back; only then are the
-// folded refs deleted, each with its old value and every hook off. A meter on a terminal.
+// in-place save ref beyond the newest `keep`; `in_steps`: of a kind over `keep`, down to
+// fold_floor(keep). Each chain gets its links first and reads them back; only then are the
+// folded refs deleted, each with its old value and every hook off. Many chains written
+// (a migration): their packs are joined. A meter on a terminal.
 // Throws Error when a chain cannot be written (the refs then all stay).
-Folded fold_saves(const std::filesystem::path& common, std::optional<std::size_t> keep = {});
+Folded fold_saves(const std::filesystem::path& common, std::optional<std::size_t> keep = {},
+                  bool in_steps = false);
 
-// fold_saves after a new save, when there is anything to fold; never throws (a failure is
-// logged and the saves stay branches until the next save or `git guard fold`).
+// fold_saves in steps after a new save, when there is anything to fold; never throws (a
+// failure is logged and the saves stay branches until the next save or `git guard fold`).
 // `saves_before`: the larger of the branch and in-place save counts before the new save,
 // when the caller read them already; within guard.keepBranches with one more, nothing is
 // asked of git.

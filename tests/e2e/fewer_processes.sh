@@ -8,7 +8,8 @@
 #   - a removal of a tree whose branch is checked out in another tree too;
 #   - guard.enabled spelt as only git's typing reads it (`yes`, valueless), and
 #     guard.exclude, read from the front end's listing;
-#   - in-place saves beyond guard.keepBranches are still folded.
+#   - in-place saves beyond guard.keepBranches are still folded, in steps: a fold takes a
+#     kind over the bound down to about a fifth below it, so the next saves run no fold.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 R=$TEST_ROOT/repo
@@ -119,6 +120,30 @@ for i in 1 2 3 4; do
     blob=$(printf 'fold %s\n' "$i" | git_real hash-object --stdin)
     git_real -C "$R" rev-list --objects --all | grep -q "^$blob" && ok=yes || ok=no
     assert_eq yes "$ok" "in-place save $i was lost when the saves were folded"
+done
+
+section "a fold after a save goes a step below the bound, so the next save folds nothing"
+git_real -C "$R" config guard.keepBranches 10
+loose() { git_real -C "$R" for-each-ref --format='%(refname)' refs/stranded/ | grep -vc '^refs/stranded/chain/' || true; }
+i=0
+while [ "$(loose)" -lt 10 ] && [ $i -lt 20 ]; do
+    i=$((i + 1))
+    echo "step $i" >"$R/a.txt"
+    git -C "$R" reset -q --hard 2>/dev/null
+done
+assert_eq 10 "$(loose)" "10 in-place saves stay refs under guard.keepBranches=10"
+echo "step over" >"$R/a.txt"
+git -C "$R" reset -q --hard 2>/dev/null
+assert_eq 9 "$(loose)" "the 11th save folds the in-place refs down to 9 (a fifth of the bound below it)"
+echo "step after" >"$R/a.txt"
+rm -f "$TEST_ROOT/step.trace"
+GIT_TRACE2_EVENT=$TEST_ROOT/step.trace git -C "$R" reset -q --hard 2>/dev/null
+assert_eq 10 "$(loose)" "the next save is the 10th ref"
+assert_eq 0 "$(grep -c '"argv":\[[^]]*"fast-import"' "$TEST_ROOT/step.trace" || true)" \
+    "the save after a fold appended to a chain again (a fold per save, about eight gits each)"
+for text in "step over" "step after"; do
+    git_real -C "$R" rev-list --objects --all | grep -q "^$(printf '%s\n' "$text" | git_real hash-object --stdin)" &&
+        pass "the save of '$text' is reachable" || fail "the save of '$text' was lost by the fold"
 done
 
 finish

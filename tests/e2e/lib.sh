@@ -106,6 +106,16 @@ assert_eq() {
     fi
 }
 
+# assert_within LOW HIGH ACTUAL MESSAGE: LOW <= ACTUAL <= HIGH (integers)
+assert_within() {
+    if [[ $3 =~ ^[0-9]+$ ]] && [ "$3" -ge "$1" ] && [ "$3" -le "$2" ]; then
+        pass "$4"
+    else
+        fail "$4"
+        printf '       expected: %s..%s\n       actual:   %q\n' "$1" "$2" "$3"
+    fi
+}
+
 # assert_ne UNEXPECTED ACTUAL MESSAGE
 assert_ne() {
     if [ "$1" != "$2" ]; then

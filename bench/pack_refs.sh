@@ -9,9 +9,11 @@
 # every timed run the loose refs are restored from a copy and packed-refs removed
 # (untimed). Each command runs with no hook, with a no-op static hook (bench/noop_hook.c)
 # and with git-guard's hook as installed (a link to the installed front end,
-# guard.enabled), in turn, rotating which goes first, $RUNS rounds (default 3). Prints
-# the medians and two ratios: guard / no hook (what the goal of issue 20 names) and
-# guard / no-op hook (what any hook costs: git starts one process per pruned ref).
+# guard.enabled), and with that hook and the installed shim first on PATH (the shim runs
+# ref packing with hooks off when ours is the only hook), in turn, rotating which goes
+# first, $RUNS rounds (default 3). Prints the medians and three ratios: hook / no hook
+# and shim / no hook (what the goal of issue 20 names), and hook / no-op hook (what any
+# hook costs: git starts one process per pruned ref).
 # Then one pruning run of each hook, started directly $DIRECT times (default 200) with all
 # refs packed: the front end's own cost per run. ONLY_PER_RUN=1 measures only that.
 # Reports; never asserts.
@@ -30,18 +32,26 @@ runs=${RUNS:-3}
 branches=${BRANCHES:-20000}
 cmake --install "$build" --prefix "$work/prefix" >/dev/null
 front=$work/prefix/libexec/git-guard/git-guard-hook
+mkdir -p "$work/shim"
+ln -s "$work/prefix/libexec/git-guard/git-guard-shim" "$work/shim/git"
 
 # measure LABEL REPO COMMAND: COMMAND (in REPO) after restoring its loose refs, per kind.
 measure() {
-    local label=$1 repo=$2 command=$3 i kind start end kinds=(none noop guard)
+    local label=$1 repo=$2 command=$3 i kind start end path kinds=(none noop guard shim)
     declare -A times=()
     for ((i = 0; i < runs; i++)); do
-        for kind in "${kinds[@]:i%3}" "${kinds[@]:0:i%3}"; do
-            place "$kind" "$repo/.git"
+        for kind in "${kinds[@]:i%4}" "${kinds[@]:0:i%4}"; do
+            path=$PATH
+            if [ "$kind" = shim ]; then
+                place guard "$repo/.git"
+                path=$work/shim:$PATH
+            else
+                place "$kind" "$repo/.git"
+            fi
             rm -rf "$repo/.git/refs/heads" "$repo/.git/packed-refs"
             cp -a "$repo.heads" "$repo/.git/refs/heads"
             start=$EPOCHREALTIME
-            (cd "$repo" && sh -c "$command") >/dev/null 2>&1
+            (cd "$repo" && PATH=$path sh -c "$command") >/dev/null 2>&1
             end=$EPOCHREALTIME
             times[$kind]+="$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f", b - a }') "
             loose=$(find "$repo/.git/refs/heads" -type f | wc -l)
@@ -49,9 +59,9 @@ measure() {
         done
     done
     awk -v label="$label" -v n="$(median ${times[none]})" -v o="$(median ${times[noop]})" \
-        -v g="$(median ${times[guard]})" 'BEGIN {
-        printf "  %-22s no hook %8.2f s  no-op hook %8.2f s  guard %8.2f s  guard/no hook %6.2f  guard/no-op %5.2f\n",
-               label, n, o, g, (n > 0 ? g / n : 0), (o > 0 ? g / o : 0) }'
+        -v g="$(median ${times[guard]})" -v s="$(median ${times[shim]})" 'BEGIN {
+        printf "  %-22s no hook %7.2f s  no-op hook %7.2f s  hook %7.2f s  shim %7.2f s  hook/no hook %6.2f  shim/no hook %5.2f  hook/no-op %5.2f\n",
+               label, n, o, g, s, (n > 0 ? g / n : 0), (n > 0 ? s / n : 0), (o > 0 ? g / o : 0) }'
 }
 
 # per_run REPO: what one pruning run of each hook costs, started directly (no git around it)

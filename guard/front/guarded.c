@@ -225,6 +225,12 @@ int sweeps_first(const struct Call* call)
     return !is(call->words[0], "maintenance") || (call->nwords > 1 && is(call->words[1], "run"));
 }
 
+// pack-refs, refs optimize: the full binary may run them with hooks off (modes/unhooked.cpp).
+int packs_refs(const struct Call* call)
+{
+    return is(call->words[0], "pack-refs") || (call->nwords > 1 && is(call->words[1], "optimize"));
+}
+
 int worktree_may_destroy(const struct Call* call)
 {
     return call->nwords > 1 && (is(call->words[1], "remove") || is(call->words[1], "prune") ||

@@ -42,4 +42,5 @@ int read_tree_may_destroy(const struct Call* call);
 int checkout_index_may_destroy(const struct Call* call);
 int mv_may_destroy(const struct Call* call);
 int sweeps_first(const struct Call* call);
+int packs_refs(const struct Call* call);
 int worktree_may_destroy(const struct Call* call);

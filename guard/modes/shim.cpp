@@ -107,6 +107,8 @@ int run_shim(const std::vector<std::string>& args)
         init_log(site_of(call).repository(), false);
         sweep_before_gc(site_of(call).repository()); // the backstop's sweep (DESIGN §15), then git
     }
+    if (auto argv = packing_argv(call))
+        exec(*argv);
     if (call.words[0] != "worktree") {
         if (int rc = guard_unhooked_deletion(call))
             return rc;

@@ -22,6 +22,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+
 #include <filesystem>
 
 namespace fs = std::filesystem;
@@ -101,6 +103,54 @@ std::vector<std::string> git_argv(const GitCall& call)
     argv = {call.real_git, "-C", call.cwd.string()};
     argv.insert(argv.end(), call.globals.begin(), call.globals.end());
     argv.insert(argv.end(), {"-c", "core.hooksPath=" + hooks.string()});
+    argv.insert(argv.end(), call.words.begin(), call.words.end());
+    return argv;
+}
+
+namespace {
+
+bool packs_refs(const std::vector<std::string>& words)
+{
+    if (words.empty())
+        return false;
+    if (words[0] == "gc")
+        return std::find(words.begin(), words.end(), "--auto") == words.end(); // --auto: pre-auto-gc
+    return words[0] == "pack-refs" || (words[0] == "refs" && words.size() > 1 && words[1] == "optimize");
+}
+
+// Whether the one reference-transaction hook git would run here is ours: at its own slot
+// (no hook manager's), with no hook chained behind it, and no hook in the configuration
+// (git >= 2.54 runs `hook.<name>.command` whatever core.hooksPath says).
+bool our_hook_alone(const GitCall& call, const Site& site)
+{
+    const std::string name = "reference-transaction";
+    if (site.hooks.empty() || !call.config)
+        return false;
+    for (const auto& [key, value] : *call.config)
+        if (key.starts_with("hook."))
+            return false;
+    fs::path hook = site.hooks / name;
+    std::error_code ec;
+    if (hook_slot(site.hooks, name) != hook || !is_guard_hook(hook, name) || ::access(hook.c_str(), X_OK) != 0 ||
+        fs::exists(site.hooks / (name + ".guard-chained"), ec))
+        return false;
+    auto copies = renamed_copies(hook);
+    return std::none_of(copies.begin(), copies.end(), [&](const fs::path& p) { return fs::exists(p, ec); });
+}
+
+} // namespace
+
+std::optional<std::vector<std::string>> packing_argv(const GitCall& call)
+{
+    if (!packs_refs(call.words))
+        return std::nullopt;
+    const Site& site = site_of(call);
+    if (site.common.empty() || (!call.hooks_off && !our_hook_alone(call, site)))
+        return std::nullopt;
+    spdlog::info("git {} packs refs: it runs with hooks off (ours would only pass each pruned ref)", call.words[0]);
+    std::vector<std::string> argv = {call.real_git, "-C", call.cwd.string()};
+    argv.insert(argv.end(), call.globals.begin(), call.globals.end());
+    argv.insert(argv.end(), {"-c", "core.hooksPath=/dev/null"});
     argv.insert(argv.end(), call.words.begin(), call.words.end());
     return argv;
 }

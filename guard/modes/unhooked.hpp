@@ -2,6 +2,7 @@
 
 #include "guard/git/gitcall.hpp"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,14 @@ namespace guard {
 // here, the same call with `-c core.hooksPath=<common>/guard/hooks-only` added last, a
 // directory holding only git-guard's reference-transaction hook (DESIGN §2.4).
 std::vector<std::string> git_argv(const GitCall& call);
+
+// Ref packing (`pack-refs`, `refs optimize`, `gc` but not `gc --auto`) moves no ref: git
+// prunes each packed loose ref in a transaction of its own and starts the
+// reference-transaction hook for each (2 per ref on git 2.39, 3 on 2.55), so even a no-op
+// hook makes `pack-refs --all` 14-30x slower (bench/pack_refs.sh). When no hook but ours
+// would run for `call` (or the caller switched hooks off), the argv that runs git with
+// hooks off; otherwise nothing, and git runs as git_argv says.
+std::optional<std::vector<std::string>> packing_argv(const GitCall& call);
 
 // branch -d|-D|--delete is the hook's to guard (DESIGN §6). When the repository's own
 // configuration runs no git-guard hook for this tree (core.hooksPath moved since install,

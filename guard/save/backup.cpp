@@ -1,6 +1,7 @@
 // guard.backupRemote: every save pushed to a second place, never blocking the operation.
 #include "guard/save/backup.hpp"
 
+#include "guard/git/git.hpp"
 #include "guard/git/process.hpp"
 #include "guard/git/repo.hpp"
 #include "guard/save/stranded.hpp"
@@ -33,14 +34,40 @@ int seconds_or(const std::string& text, int fallback)
     }
 }
 
-// A remote's push URL: pushing to a URL writes no remote-tracking ref in this repository
-// (refs/remotes/<remote>/stranded/… would otherwise appear next to the user's own).
-std::string push_url(const fs::path& common_dir, const std::string& remote)
+// Where a backup push goes: the remote's push URL, and the options that keep the push from
+// writing remote-tracking refs here (refs/remotes/<remote>/stranded/… next to the user's
+// own). A push to a URL writes none on git <= 2.55; newer git tracks it through the one
+// configured remote whose push URL it is (git 93775e35b7). Each remote pushing to that URL
+// is shown to the push with no URL at all, so none matches; the push itself goes to the
+// URL, which no remote's settings reach.
+struct PushTarget {
+    std::string url;
+    std::vector<std::string> options;
+};
+
+PushTarget push_target(const fs::path& common_dir, const std::string& remote)
 {
-    auto r = run({find_real_git(), "--git-dir=" + common_dir.string(), "remote", "get-url", "--push",
-                  remote});
-    std::string url = r.status == 0 ? r.out.substr(0, r.out.find('\n')) : "";
-    return url.empty() ? remote : url;
+    // `remote -v`: "<name>\t<url> (fetch|push)", URLs as git rewrites them (pushInsteadOf).
+    auto r = run({find_real_git(), "--git-dir=" + common_dir.string(), "remote", "-v"});
+    std::vector<std::pair<std::string, std::string>> pushes; // name, push URL
+    for (const auto& line : split(r.status == 0 ? r.out : "", '\n')) {
+        auto tab = line.find('\t');
+        if (tab == std::string::npos || !line.ends_with(" (push)"))
+            continue;
+        pushes.emplace_back(line.substr(0, tab), line.substr(tab + 1, line.size() - tab - 1 - 7));
+    }
+    PushTarget target{.url = remote, .options = {}};
+    for (const auto& [name, url] : pushes)
+        if (name == remote) {
+            target.url = url; // the first, as `git remote get-url --push` names it
+            break;
+        }
+    std::set<std::string> cleared;
+    for (const auto& [name, url] : pushes)
+        if (url == target.url && cleared.insert(name).second)
+            for (auto key : {".url=", ".pushurl="})
+                target.options.insert(target.options.end(), {"-c", "remote." + name + key});
+    return target;
 }
 
 // The destination refs of `git push --porcelain` lines "<flag>\t<src>:<dst>\t<summary>" whose
@@ -118,9 +145,11 @@ PushResult push_pending(const fs::path& common_dir)
         if (pending.empty())
             return result;
         auto argv = git_without_hooks(common_dir);
+        PushTarget target = push_target(common_dir, settings.backup_remote);
+        argv.insert(argv.end(), target.options.begin(), target.options.end());
         for (auto word : {"push", "--porcelain", "--no-verify"}) // --quiet would hide the porcelain lines
             argv.emplace_back(word);
-        argv.push_back(push_url(common_dir, settings.backup_remote));
+        argv.push_back(target.url);
         for (const auto& [ref, commit] : pending)
             argv.push_back(commit + ":" + ref); // the commit journaled, even if the ref moved since
         auto r = run(argv, {.env = {{"GIT_TERMINAL_PROMPT", "0"}},

@@ -80,7 +80,7 @@ measure() { # measure DIR: one line of figures
     list=$(ms "$GUARD" -C "$d" list --all)
     status=$(ms "$GUARD" -C "$d" status)
     drop=$(ms "$GUARD" -C "$d" drop --published)
-    gc=$(ms "$GIT" -C "$d" gc -q)
+    gc=$(ms sh -c "PATH=$W/shim:\$PATH; git -C '$d' gc -q")
     echo "$fetch $push $logall $lines $bd $wr $rh $list $status $gc $drop"
 }
 

@@ -59,9 +59,10 @@ int refuse(const GitCall& call, const std::string& top, const Destroyed& d, cons
 {
     std::string where = top.empty() ? call.cwd.string() : top;
     std::string q = shell_quote(where);
-    std::string text = "fatal: git-guard: refusing to run `" + command_line(call) + "` in " + where +
-                       " (" + (d.branch.empty() ? "detached" : d.branch) +
-                       "): what it would destroy could not be saved.\n";
+    // The stash is the repository's, not the tree's: a refusal for it names no branch.
+    std::string branch = !d.stashes.empty() ? "" : " (" + (d.branch.empty() ? "detached" : d.branch) + ")";
+    std::string text = "fatal: git-guard: refusing to run `" + command_line(call) + "` in " + where + branch +
+                       ": what it would destroy could not be saved.\n";
     if (!d.stashes.empty())
         text += "  it would let go: " + std::to_string(d.stashes.size()) + " stash commit(s), " +
                 d.stashes.front().substr(0, 12) + (d.stashes.size() > 1 ? ", ..." : "") + "\n";

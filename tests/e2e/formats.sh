@@ -8,8 +8,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 NEW_GIT=${GUARD_TEST_GIT:-/opt/git-2.55/bin/git}
 if ! [ -x "$NEW_GIT" ] || ! [[ "$("$NEW_GIT" worktree add -h 2>&1)" == *relative-paths* ]]; then
-    echo "  skip: no git with reftable and relative worktrees here (tried $NEW_GIT)"
-    finish
+    skip "no git with reftable and relative worktrees here (tried $NEW_GIT; set GUARD_TEST_GIT)"
 fi
 PATH=$(dirname "$NEW_GIT"):$GUARD_BIN_DIR:$PATH
 REAL_GIT=$NEW_GIT
@@ -39,6 +38,20 @@ C=$(git_real -C "$TEST_ROOT/rt-d" rev-parse HEAD)
 run_cmd git -C "$R" guard remove "$TEST_ROOT/rt-d"
 assert_eq 0 "$RC" "reftable: git guard remove of a detached tree failed: $ERR"
 assert_eq "$C" "$(git_real -C "$R" rev-parse "$(newest_save "$R" rt-d)" 2>&1)" "reftable: the detached commit was destroyed, not saved"
+
+section "reftable: a stash clear is saved or refused, and a refusal names no branch for the stash"
+printf 'stashed in reftable\n' >>"$R/README"
+git_real -C "$R" stash push -q -m keep
+STASH=$(git_real -C "$R" rev-parse refs/stash)
+run_cmd env PATH="$(make_shim_dir):$PATH" git -C "$R" stash clear
+if [ "$RC" = 0 ]; then
+    assert_ne "" "$(git_real -C "$R" for-each-ref --contains "$STASH" --format=%\(refname\) refs/stranded/ refs/heads/stranded/)" \
+        "reftable: stash clear went ahead and the stash commit $STASH was lost"
+else
+    assert_eq "$STASH" "$(git_real -C "$R" rev-parse -q --verify refs/stash)" "reftable: the refused stash clear still lost the stash"
+    assert_contains "$ERR" "stash commit(s), ${STASH:0:12}" "reftable: the refusal does not name the stash it keeps"
+    assert_not_contains "$ERR" "(detached)" "reftable: the refusal calls the tree detached: a stash is the repository's, not a tree's"
+fi
 
 section "relative worktrees: guarded saves and removes"
 new_repo "$TEST_ROOT/rel"

@@ -55,7 +55,7 @@ Check hook_check(const fs::path& dir, const std::string& name, const std::vector
     if (name == "reference-transaction" && is_lefthook_hook(dir / name))
         return lefthook_check(dir / name, roots, common);
     fs::path hook = hook_slot(dir, name);
-    fs::path chained = dir / (name + ".guard-chained");
+    fs::path chained = chained_hook(dir, name);
     std::string runner = hook.filename() == name ? "" : " (pre-commit's " + name + " hook runs it)";
     std::error_code ec;
     if (!exists_at_all(hook))

@@ -22,6 +22,15 @@ namespace {
 
 constexpr const char* k_chained_suffix = ".guard-chained";
 
+} // namespace
+
+fs::path chained_hook(const fs::path& dir, const std::string& name)
+{
+    return dir / (name + k_chained_suffix);
+}
+
+namespace {
+
 // reference-transaction is a copy of the static front end, which git starts directly
 // (contract C5), with a sidecar naming the full binary. A copy rather than a link: a front
 // end that has gone missing (git-guard removed without `git guard uninstall`) cannot speak,
@@ -164,7 +173,7 @@ void check_hook(const std::string& git, const fs::path& dir, const std::string& 
                 const fs::path& root)
 {
     fs::path hook = hook_slot(dir, name);
-    fs::path chained = dir / (name + k_chained_suffix);
+    fs::path chained = chained_hook(dir, name);
     if (name != "reference-transaction" || !hook_is_front_end())
         hook_stub(name); // the template and the front end are there
     else if (::access(front_end(k_hook_front).c_str(), X_OK) != 0)
@@ -183,7 +192,7 @@ void place_hook(Installation& ctx, const fs::path& dir, const std::string& name,
                 const fs::path& root)
 {
     fs::path hook = hook_slot(dir, name);
-    fs::path chained = dir / (name + k_chained_suffix);
+    fs::path chained = chained_hook(dir, name);
     std::string where = ctx.display(hook);
     if (is_guard_hook(hook, name)) {
         if (is_current_hook(hook, name))

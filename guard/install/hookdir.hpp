@@ -62,6 +62,9 @@ bool guard_hook_runs(const std::filesystem::path& dir, const std::filesystem::pa
 // hook is `dir/name` (pre-commit runs `.legacy` first, and keeps it on reinstall).
 std::filesystem::path hook_slot(const std::filesystem::path& dir, const std::string& name);
 
+// Where install keeps the hook it found at `dir/name` and runs after ours: `name.guard-chained`.
+std::filesystem::path chained_hook(const std::filesystem::path& dir, const std::string& name);
+
 // The names hook managers rename a hook they did not write to: lefthook `.old`,
 // pre-commit `.legacy`.
 std::vector<std::filesystem::path> renamed_copies(const std::filesystem::path& hook);

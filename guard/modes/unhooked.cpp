@@ -23,7 +23,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-
 #include <filesystem>
 
 namespace fs = std::filesystem;
@@ -84,6 +83,17 @@ std::vector<std::string> local_names(const GitCall& call, const std::vector<std:
     return out;
 }
 
+// `call` as the caller gave it (its global options, also those an alias added; git reads
+// -c in order, so the last one wins), with git's hooks from `hooks`.
+std::vector<std::string> with_hooks_path(const GitCall& call, const std::string& hooks)
+{
+    std::vector<std::string> argv = {call.real_git, "-C", call.cwd.string()};
+    argv.insert(argv.end(), call.globals.begin(), call.globals.end());
+    argv.insert(argv.end(), {"-c", "core.hooksPath=" + hooks});
+    argv.insert(argv.end(), call.words.begin(), call.words.end());
+    return argv;
+}
+
 } // namespace
 
 std::vector<std::string> git_argv(const GitCall& call)
@@ -98,13 +108,7 @@ std::vector<std::string> git_argv(const GitCall& call)
     fs::path hooks = private_hooks(site.common);
     spdlog::info("the caller's hooks are off: git {} runs with git-guard's hook alone ({})", call.words[0],
                  hooks.string());
-    // After the caller's options (git reads -c in order: the last one wins), also those
-    // an alias added, so git runs the expanded call with the same meaning.
-    argv = {call.real_git, "-C", call.cwd.string()};
-    argv.insert(argv.end(), call.globals.begin(), call.globals.end());
-    argv.insert(argv.end(), {"-c", "core.hooksPath=" + hooks.string()});
-    argv.insert(argv.end(), call.words.begin(), call.words.end());
-    return argv;
+    return with_hooks_path(call, hooks.string());
 }
 
 namespace {
@@ -132,7 +136,7 @@ bool our_hook_alone(const GitCall& call, const Site& site)
     fs::path hook = site.hooks / name;
     std::error_code ec;
     if (hook_slot(site.hooks, name) != hook || !is_guard_hook(hook, name) || ::access(hook.c_str(), X_OK) != 0 ||
-        fs::exists(site.hooks / (name + ".guard-chained"), ec))
+        fs::exists(chained_hook(site.hooks, name), ec))
         return false;
     auto copies = renamed_copies(hook);
     return std::none_of(copies.begin(), copies.end(), [&](const fs::path& p) { return fs::exists(p, ec); });
@@ -148,11 +152,7 @@ std::optional<std::vector<std::string>> packing_argv(const GitCall& call)
     if (site.common.empty() || (!call.hooks_off && !our_hook_alone(call, site)))
         return std::nullopt;
     spdlog::info("git {} packs refs: it runs with hooks off (ours would only pass each pruned ref)", call.words[0]);
-    std::vector<std::string> argv = {call.real_git, "-C", call.cwd.string()};
-    argv.insert(argv.end(), call.globals.begin(), call.globals.end());
-    argv.insert(argv.end(), {"-c", "core.hooksPath=/dev/null"});
-    argv.insert(argv.end(), call.words.begin(), call.words.end());
-    return argv;
+    return with_hooks_path(call, "/dev/null");
 }
 
 int guard_unhooked_deletion(const GitCall& call)

@@ -49,12 +49,13 @@ PushTarget push_target(const fs::path& common_dir, const std::string& remote)
 {
     // `remote -v`: "<name>\t<url> (fetch|push)", URLs as git rewrites them (pushInsteadOf).
     auto r = run({find_real_git(), "--git-dir=" + common_dir.string(), "remote", "-v"});
+    const std::string suffix = " (push)";
     std::vector<std::pair<std::string, std::string>> pushes; // name, push URL
     for (const auto& line : split(r.status == 0 ? r.out : "", '\n')) {
         auto tab = line.find('\t');
-        if (tab == std::string::npos || !line.ends_with(" (push)"))
+        if (tab == std::string::npos || !line.ends_with(suffix))
             continue;
-        pushes.emplace_back(line.substr(0, tab), line.substr(tab + 1, line.size() - tab - 1 - 7));
+        pushes.emplace_back(line.substr(0, tab), line.substr(tab + 1, line.size() - tab - 1 - suffix.size()));
     }
     PushTarget target{.url = remote, .options = {}};
     for (const auto& [name, url] : pushes)

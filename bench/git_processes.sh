@@ -81,6 +81,9 @@ row() { # LABEL CASE CMD...: plain git's count, then the guarded one
     printf '%-36s %6s %8s\n' "$label" "$plain" "$guarded"
 }
 
+# One guarded removal first, not counted: the first guarded call of a prefix asks the real
+# git --exec-path once and keeps the answer (one git more, once per git binary).
+fresh case 1 && prepare remove && count 1 git worktree remove --force "$work/case.wt" >/dev/null 2>&1
 echo "git: $("$real_git" --version); git-guard: $prefix"
 printf '%-36s %6s %8s\n' "command" "git" "guarded"
 row "worktree remove --force, dirty" remove git worktree remove --force "$work/case.wt"

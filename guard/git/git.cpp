@@ -132,6 +132,16 @@ RunResult Git::run(const std::vector<std::string>& args, const std::string& inpu
     return guard::run(argv, options);
 }
 
+RunResult Git::run(const std::vector<std::string>& args, const std::string& input,
+                   const decltype(RunOptions::reply)& reply) const
+{
+    RunOptions options;
+    options.input = input;
+    options.reply = reply;
+    std::vector<std::string> argv = command(args, options);
+    return guard::run(argv, options);
+}
+
 // In the background, through the one runner: the job's output lands in anonymous files.
 Git::Job Git::start(const std::vector<std::string>& args) const
 {

@@ -27,6 +27,10 @@ public:
     Git with_env(const std::string& name, const std::string& value) const;
 
     RunResult run(const std::vector<std::string>& args, const std::string& input = "") const;
+    // The same as a conversation of one turn: `reply` reads stdout so far and gives the
+    // rest of the input once git has answered (RunOptions::reply).
+    RunResult run(const std::vector<std::string>& args, const std::string& input,
+                  const decltype(RunOptions::reply)& reply) const;
 
     // A git started in the background (no input), so one inspection can overlap two of
     // git's walks (process.hpp, Job).

@@ -26,16 +26,21 @@ void close_pair(int fds[2])
 
 // Feeds `input` and drains both outputs together so no pipe fills up and blocks.
 // With a deadline, gives up there (result.timed_out) and closes the pipes.
-void pump(const std::string& input, int in_fd, int out_fd, int err_fd, RunResult& result,
+// With a `reply`, stdin is held open (and not polled) once `input` is written, until the
+// reply to stdout gives the rest.
+void pump(const RunOptions& options, int in_fd, int out_fd, int err_fd, RunResult& result,
           std::optional<TimePoint> deadline)
 {
+    std::string input = options.input;
+    bool awaiting = static_cast<bool>(options.reply) && out_fd >= 0;
     size_t written = 0;
-    if (input.empty()) {
+    if (input.empty() && !awaiting) {
         ::close(in_fd);
         in_fd = -1;
     }
     while (in_fd >= 0 || out_fd >= 0 || err_fd >= 0) {
-        pollfd fds[3] = {{in_fd, POLLOUT, 0}, {out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
+        bool held = awaiting && written == input.size(); // all written: waiting for the answer
+        pollfd fds[3] = {{held ? -1 : in_fd, POLLOUT, 0}, {out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
         int wait = deadline ? remaining_ms(*deadline) : -1;
         if (wait == 0) {
             result.timed_out = true;
@@ -55,7 +60,7 @@ void pump(const std::string& input, int in_fd, int out_fd, int err_fd, RunResult
             ssize_t n = ::write(in_fd, input.data() + written, std::min<size_t>(input.size() - written, PIPE_BUF));
             if (n > 0)
                 written += static_cast<size_t>(n);
-            if (n < 0 || written == input.size()) {
+            if (n < 0 || (written == input.size() && !awaiting)) {
                 ::close(in_fd);
                 in_fd = -1;
             }
@@ -72,6 +77,18 @@ void pump(const std::string& input, int in_fd, int out_fd, int err_fd, RunResult
             else if (n == 0 || errno != EINTR) {
                 ::close(*read_fds[i]);
                 *read_fds[i] = -1;
+            }
+        }
+        if (awaiting && written == input.size() && in_fd >= 0) {
+            // The answer is in, or will never come (stdout closed): write the rest, or end.
+            std::optional<std::string> rest = options.reply(result.out);
+            if (rest || out_fd < 0) {
+                awaiting = false;
+                input += rest.value_or("");
+                if (written == input.size()) {
+                    ::close(in_fd);
+                    in_fd = -1;
+                }
             }
         }
     }
@@ -100,7 +117,7 @@ RunResult run(const std::vector<std::string>& argv, const RunOptions& options)
     // A child that exits before reading all its input must not kill us with SIGPIPE.
     auto old_pipe = ::signal(SIGPIPE, SIG_IGN);
     RunResult result;
-    pump(options.input, in[1], options.capture ? out[0] : -1, options.capture ? err[0] : -1, result, deadline);
+    pump(options, in[1], options.capture ? out[0] : -1, options.capture ? err[0] : -1, result, deadline);
     ::signal(SIGPIPE, old_pipe);
     // The pipes are closed; a bounded child still gets only the rest of its time to exit.
     result.status = reap(pid, deadline, result.timed_out);

@@ -5,6 +5,7 @@
 // time bound and running in the background are options of the same runner.
 
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -23,6 +24,10 @@ struct RunOptions {
     std::optional<TimePoint> deadline; // the same, as a point in time (the earlier of both holds)
     bool judged = false; // the child is a git call the shim has judged: its own steps are
                          // marked as the front end marks them (GIT_GUARD_HANDLED)
+    // A conversation of one turn: once `input` is written, stdin stays open until
+    // `reply(stdout so far)` returns the rest to write (then stdin closes); it returns
+    // nothing while the answer is still incomplete. Unset: stdin closes after `input`.
+    std::function<std::optional<std::string>(const std::string&)> reply;
 };
 
 struct RunResult {

@@ -2,6 +2,7 @@
 
 #include "guard/save/staging.hpp"
 
+#include <optional>
 #include <string>
 
 namespace guard {
@@ -13,6 +14,14 @@ namespace guard {
 // `commit-tree` runs no hooks; the identity is pinned and nothing is signed.
 std::string write_save(const Git& git, const Work& work, const Staged& staged,
                        const Settings& settings, const std::string& reason);
+
+// The same save and its ref `ref` in one git (fast-import), when the caller found `ref`
+// free in its listing: the ref is created only if still absent, with no hook. Nothing
+// when fast-import could not write it, or would read the identity or the dates
+// otherwise than commit-tree: write_save and create_save then do it, as before.
+std::optional<std::string> write_save_at(const Git& git, const Work& work, const Staged& staged,
+                                         const Settings& settings, const std::string& reason,
+                                         const std::string& ref);
 
 // guard.identity ("Name <email>") split; git-guard <git-guard@localhost> when malformed.
 struct Identity {

@@ -5,6 +5,7 @@
 #include "guard/save/chain.hpp"
 #include "guard/save/chain_index.hpp"
 
+#include "guard/save/fold.hpp"
 #include "guard/save/saveref.hpp"
 
 #include "guard/save/journal.hpp"
@@ -117,11 +118,18 @@ std::optional<Saved> save_work(const fs::path& common, const Work& w, const std:
         return existing;
     Saved s;
     s.tree = staged.worktree_tree;
-    s.commit = write_save(store, w, staged, settings, options.reason);
+    if (auto written = options.free_ref.empty() ? std::nullopt
+                                                : write_save_at(store, w, staged, settings, options.reason, options.free_ref)) {
+        s.commit = *written;
+        s.ref = options.free_ref;
+        fold_beyond_keep(common, options.saves_of_kind);
+    } else {
+        s.commit = write_save(store, w, staged, settings, options.reason);
+        s.ref = create_save(store, name, s.commit, options.ref_prefix, options.saves_of_kind);
+    }
     meter.update(2);
     s.made_commit = true;
     s.base = w.head.value_or("");
-    s.ref = create_save(store, name, s.commit, options.ref_prefix, options.saves_of_kind);
     verify_with_diffstat(store, s);
     meter.done();
     spdlog::info("saved {} from {} to {} ({})", s.commit, w.path, s.ref, options.reason);
@@ -206,6 +214,12 @@ SaveResult save_tree(const fs::path& common, const Settings& settings, const fs:
                 return r.name.starts_with(dir) || r.name == chain;
             });
             told.saves_of_kind = saves_of_kind(*listing.refs);
+            // The name this save takes now, when the walk shows it free: no ref of that name,
+            // and none a directory of it would clash with.
+            if (std::none_of(listing.refs->begin(), listing.refs->end(), [&](const RefValue& r) {
+                    return r.name == ref || ref.starts_with(r.name + "/") || r.name.starts_with(ref + "/");
+                }))
+                told.free_ref = ref;
         }
         result.saved = save_work(common, result.work, name, settings, told, early ? &*early : nullptr);
     } catch (const Error& e) {

@@ -33,6 +33,9 @@ struct SaveOptions {
     // chains not counted) the decision read already: while one more keeps both within
     // guard.keepBranches, nothing can be due for folding and git is not asked. Unset: asked.
     std::optional<std::size_t> saves_of_kind;
+    // A save ref name the same walk found free (no ref of that name, none in its way):
+    // the save and its ref are then written by one git (write_save_at). Empty: unknown.
+    std::string free_ref;
 };
 
 // A verified save.

@@ -1,6 +1,10 @@
 // Unit tests of the save engine: the save commit: its message, trailers, identity and parents.
 #include "tests/unit/save/save_fixtures.hpp"
 
+#include "guard/git/git.hpp"
+
+#include <ctime>
+
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
 
@@ -173,6 +177,169 @@ BOOST_AUTO_TEST_CASE(unborn_head_saves_untracked_files_on_a_root_commit)
     expect_untouched(before, TreeState(fresh, "main"), false);
     BOOST_TEST(git_out(fresh, {"symbolic-ref", "HEAD"}) == "refs/heads/main\n", "HEAD was moved");
     BOOST_TEST(rev(fresh, "refs/heads/main").empty(), "the unborn branch was created by the save");
+}
+
+// --- one git for the commits and the ref ----------------------------------------------
+
+namespace {
+
+// `commit` written again by commit-tree from its own tree, parents and message, under the
+// dates and identity the save ran with: the same id when the save wrote what commit-tree
+// writes.
+std::string rewritten(const fs::path& repo, const std::string& commit)
+{
+    std::string raw = git_out(repo, {"cat-file", "commit", commit});
+    std::vector<std::string> args{"git", "-C", repo.string(), "commit-tree",
+                                  git_out(repo, {"rev-parse", commit + "^{tree}"}).substr(0, 40)};
+    for (const auto& p : guard::split(git_out(repo, {"rev-list", "--parents", "-1", commit}), ' '))
+        if (p.size() >= 40 && p.substr(0, 40) != commit)
+            args.insert(args.end(), {"-p", p.substr(0, 40)});
+    auto r = guard::run(args, {.input = raw.substr(raw.find("\n\n") + 2)});
+    return r.status == 0 ? r.out.substr(0, 40) : "commit-tree failed: " + r.err;
+}
+
+struct Dates {
+    const char* author;
+    const char* committer;
+    bool one_git; // fast-import writes it (a form git-guard reads), or commit-tree does
+};
+
+std::ostream& operator<<(std::ostream& os, const Dates& d) { return os << d.author << " / " << d.committer; }
+
+const Dates k_dates[] = {
+    {"1700000000 +0530", "1700000100 -0800", true},             // git's raw form
+    {"@1700000000 +0000", "@1700000200 -0130", true},           // raw, with @
+    {"2026-12-03 06:00:00 +0200", "2026-12-03T07:00:00Z", true}, // ISO 8601
+    {"Thu, 03 Dec 2026 06:00:00 +0000", "Thu, 03 Dec 2026 07:00:00 -0500", false}, // RFC 2822
+};
+
+} // namespace
+
+BOOST_DATA_TEST_CASE_F(WorktreeRepo, save_commits_are_what_commit_tree_writes, boost::unit_test::data::make(k_dates),
+                       dates)
+{
+    ScopedEnv env;
+    env.set("GIT_AUTHOR_DATE", dates.author);
+    env.set("GIT_COMMITTER_DATE", dates.committer);
+    env.set("GIT_AUTHOR_NAME", "git-guard");
+    env.set("GIT_AUTHOR_EMAIL", "git-guard@localhost");
+    env.set("GIT_COMMITTER_NAME", "git-guard");
+    env.set("GIT_COMMITTER_EMAIL", "git-guard@localhost");
+    write_file(wt / "a.txt", "staged\n");
+    repo.git_in(wt, {"add", "a.txt"});
+    write_file(wt / "a.txt", "staged, then edited\n");
+    write_file(wt / "new\nline.txt", "untracked\n");
+    fs::path trace = repo.root() / "trace";
+    env.set("GIT_TRACE", trace.string());
+    auto result = save(repo, wt);
+    env.set("GIT_TRACE", std::nullopt);
+    BOOST_REQUIRE(result.saved);
+    std::string gits = read_file(trace);
+    BOOST_TEST((gits.find(" fast-import ") != std::string::npos && gits.find(" commit-tree ") == std::string::npos) ==
+                   dates.one_git,
+               "the save was not written by " << (dates.one_git ? "fast-import alone" : "commit-tree") << ":\n"
+                                              << gits);
+    std::string s = result.saved->commit, index = trailer(repo.path(), s, "Stranded-Index");
+    BOOST_REQUIRE_MESSAGE(guard::is_oid(index), "the staged edit has no index commit: " << index);
+    BOOST_TEST(rewritten(repo.path(), index) == index, "the index commit is not what commit-tree writes");
+    BOOST_TEST(rewritten(repo.path(), s) == s, "the save commit is not what commit-tree writes");
+    BOOST_TEST(rev(repo.path(), result.saved->ref) == s, "the save's ref does not hold the save");
+    expect_saved(working_files(wt), tree_files(repo.path(), result.saved->ref));
+    BOOST_TEST(git_out(repo.path(), {"show", index + ":a.txt"}) == "staged\n", "the staged edit was lost");
+}
+
+BOOST_FIXTURE_TEST_CASE(unset_dates_are_now_in_the_local_zone, WorktreeRepo)
+{
+    ScopedEnv env;
+    env.set("GIT_AUTHOR_DATE", std::nullopt);
+    env.set("GIT_COMMITTER_DATE", std::nullopt);
+    env.set("TZ", "Asia/Kolkata");
+    ::tzset();
+    write_file(wt / "u.txt", "u\n");
+    long before = static_cast<long>(std::time(nullptr));
+    auto result = save(repo, wt);
+    long after = static_cast<long>(std::time(nullptr));
+    env.set("TZ", std::nullopt);
+    ::tzset();
+    BOOST_REQUIRE(result.saved);
+    std::string dates = git_out(repo.path(), {"log", "-1", "--format=%at %ad|%ct", "--date=format:%z", result.saved->ref});
+    long at = std::stol(dates);
+    BOOST_TEST((at >= before && at <= after), "the save is not dated now: " << dates);
+    BOOST_TEST(dates.find(" +0530|") != std::string::npos, "the save is not dated in the local zone: " << dates);
+}
+
+BOOST_FIXTURE_TEST_CASE(a_taken_name_gets_a_suffix_and_moves_nothing, WorktreeRepo)
+{
+    ScopedEnv env;
+    env.set("GIT_GUARD_STAMP", "20261203T060000.000Z");
+    std::string head = rev(wt, "HEAD");
+    repo.git({"update-ref", "refs/heads/stranded/wt/20261203T060000.000Z", head});
+    write_file(wt / "u.txt", "u\n");
+    auto result = save(repo, wt);
+    BOOST_REQUIRE(result.saved);
+    BOOST_TEST(result.saved->ref == "refs/heads/stranded/wt/20261203T060000.000Z-2",
+               "the save did not take the next free name: " << result.saved->ref);
+    BOOST_TEST(rev(repo.path(), "refs/heads/stranded/wt/20261203T060000.000Z") == head,
+               "the ref already there was moved by the save");
+    expect_saved(working_files(wt), tree_files(repo.path(), result.saved->ref));
+}
+
+BOOST_FIXTURE_TEST_CASE(an_identity_fast_import_reads_otherwise_still_saves, WorktreeRepo)
+{
+    repo.git({"config", "guard.identity", "Rescue <Bot> <rescue@example.org>"});
+    write_file(wt / "u.txt", "u\n");
+    auto result = save(repo, wt);
+    BOOST_REQUIRE_MESSAGE(result.saved, "an identity with <> in its name lost the save");
+    expect_saved(working_files(wt), tree_files(repo.path(), result.saved->ref));
+}
+
+namespace {
+
+struct IndexCase {
+    const char* name;
+    std::function<void(const TempRepo&, const fs::path&)> make;
+};
+
+std::ostream& operator<<(std::ostream& os, const IndexCase& c) { return os << c.name; }
+
+const IndexCase k_index_cases[] = {
+    {"an edit on disk only", [](const TempRepo&, const fs::path& t) { write_file(t / "a.txt", "edited\n"); }},
+    {"a staged edit", [](const TempRepo& r, const fs::path& t) {
+         write_file(t / "a.txt", "staged\n");
+         r.git_in(t, {"add", "a.txt"});
+     }},
+    {"a staged deletion", [](const TempRepo& r, const fs::path& t) { r.git_in(t, {"rm", "-q", "b.txt"}); }},
+    {"a staged rename", [](const TempRepo& r, const fs::path& t) { r.git_in(t, {"mv", "b.txt", "moved.txt"}); }},
+    {"a staged mode change", [](const TempRepo& r, const fs::path& t) {
+         r.git_in(t, {"update-index", "--chmod=+x", "a.txt"});
+     }},
+    {"an intent to add", [](const TempRepo& r, const fs::path& t) {
+         write_file(t / "ita.txt", "later\n");
+         r.git_in(t, {"add", "-N", "ita.txt"});
+     }},
+};
+
+} // namespace
+
+// The index record follows git's own comparison of the index with HEAD: a save records
+// an index commit exactly when the index's tree is not HEAD's, and that commit holds it.
+BOOST_DATA_TEST_CASE_F(WorktreeRepo, the_index_is_recorded_when_it_is_not_heads, boost::unit_test::data::make(k_index_cases),
+                       kind)
+{
+    kind.make(repo, wt);
+    write_file(wt / "u.txt", "untracked\n");
+    std::string index_tree = git_out(wt, {"write-tree"}).substr(0, 40);
+    bool staged = index_tree != rev(wt, "HEAD^{tree}");
+    auto result = save(repo, wt);
+    BOOST_REQUIRE(result.saved);
+    std::string recorded = trailer(repo.path(), result.saved->commit, "Stranded-Index");
+    if (staged) {
+        BOOST_REQUIRE_MESSAGE(guard::is_oid(recorded), "the staged version of " << kind.name << " was lost: the save says " << recorded);
+        BOOST_TEST(rev(repo.path(), recorded + "^{tree}") == index_tree, "the index commit does not hold the index");
+    } else {
+        BOOST_TEST(recorded == "head", "an index equal to HEAD's tree was recorded as " << recorded);
+    }
+    expect_saved(working_files(wt), tree_files(repo.path(), result.saved->ref));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -16,7 +16,8 @@ std::string write_save(const Git& git, const Work& work, const Staged& staged,
                        const Settings& settings, const std::string& reason);
 
 // The same save and its ref `ref` in one git (fast-import), when the caller found `ref`
-// free in its listing: the ref is created only if still absent, with no hook. Nothing
+// free in its listing, with no hook (fast-import would only move a ref made meanwhile
+// forward, never off what it held: decisions.md "The commits and the ref"). Nothing
 // when fast-import could not write it, or would read the identity or the dates
 // otherwise than commit-tree: write_save and create_save then do it, as before.
 std::optional<std::string> write_save_at(const Git& git, const Work& work, const Staged& staged,

@@ -300,20 +300,18 @@ std::optional<std::string> write_save_at(const Git& git, const Work& w, const St
         first += save_commit("");
     std::string index;
     auto reply = [&](const std::string& out) -> std::optional<std::string> {
-        if (!plan.index_tree)
-            return "";
         if (out.find('\n') == std::string::npos)
             return std::nullopt; // I's id not read yet
         index = first_line_of(out);
         return is_oid(index) ? save_commit(index) : "";
     };
     std::vector<std::string> args = hooks_off(git);
-    // fast-import creates `ref` only when nothing is there at its end (a ref whose tip S
-    // descends from would move: the caller listed the refs and found the name free).
+    // fast-import refuses to move a ref to a commit that does not descend from it; the
+    // caller listed the refs and found the name free.
     // unpackLimit=0: the stream's one or two commits stay in the pack fast-import writes;
     // loosening them would start unpack-objects, one git more (gc --auto gathers packs).
     args.insert(args.end(), {"-c", "fastimport.unpackLimit=0", "fast-import", "--quiet"});
-    RunResult r = git.run(args, first, reply);
+    RunResult r = plan.index_tree ? git.run(args, first, reply) : git.run(args, first); // no I: one turn
     auto ids = oid_lines(r.out);
     if (r.status != 0 || ids.size() != (plan.index_tree ? 2U : 1U) || (plan.index_tree && ids[0] != index)) {
         spdlog::debug("fast-import did not write the save {} ({}); writing it with commit-tree", ref, first_line_of(r.err));

@@ -248,6 +248,34 @@ BOOST_DATA_TEST_CASE_F(WorktreeRepo, save_commits_are_what_commit_tree_writes, b
     BOOST_TEST(git_out(repo.path(), {"show", index + ":a.txt"}) == "staged\n", "the staged edit was lost");
 }
 
+// Nothing staged: no index commit, so fast-import gets the save commit in one turn, with
+// no reply awaited. A stream that fails there falls back to commit-tree unseen: the trace tells.
+BOOST_FIXTURE_TEST_CASE(a_save_with_nothing_staged_is_one_fast_import, WorktreeRepo)
+{
+    ScopedEnv env;
+    env.set("GIT_AUTHOR_DATE", "1700000000 +0000");
+    env.set("GIT_COMMITTER_DATE", "1700000100 +0000");
+    env.set("GIT_AUTHOR_NAME", "git-guard");
+    env.set("GIT_AUTHOR_EMAIL", "git-guard@localhost");
+    env.set("GIT_COMMITTER_NAME", "git-guard");
+    env.set("GIT_COMMITTER_EMAIL", "git-guard@localhost");
+    write_file(wt / "a.txt", "edited on disk only\n");
+    write_file(wt / "untracked.txt", "untracked\n");
+    fs::path trace = repo.root() / "trace";
+    env.set("GIT_TRACE", trace.string());
+    auto result = save(repo, wt);
+    env.set("GIT_TRACE", std::nullopt);
+    BOOST_REQUIRE_MESSAGE(result.saved, "the edit and the untracked file were not saved");
+    std::string gits = read_file(trace);
+    BOOST_TEST((gits.find(" fast-import ") != std::string::npos && gits.find(" commit-tree ") == std::string::npos),
+               "the save with nothing staged was not written by fast-import alone:\n" << gits);
+    std::string s = result.saved->commit;
+    BOOST_TEST(!guard::is_oid(trailer(repo.path(), s, "Stranded-Index")), "nothing was staged, yet the save names an index commit");
+    BOOST_TEST(rewritten(repo.path(), s) == s, "the save commit is not what commit-tree writes");
+    BOOST_TEST(rev(repo.path(), result.saved->ref) == s, "the save's ref does not hold the save");
+    expect_saved(working_files(wt), tree_files(repo.path(), result.saved->ref));
+}
+
 BOOST_FIXTURE_TEST_CASE(unset_dates_are_now_in_the_local_zone, WorktreeRepo)
 {
     ScopedEnv env;

@@ -168,11 +168,13 @@ static void hand_dirs(void)
     }
 }
 
-// The chained hook sees git's environment, without what we hand the full binary.
+// The chained hook sees git's environment, without what we and the shim (its config
+// listing, config.hpp hand_config_down) hand the full binary.
 static void unhand_dirs(void)
 {
     unsetenv("GIT_GUARD_HOOK_GIT_DIR");
     unsetenv("GIT_GUARD_HOOK_COMMON_DIR");
+    unsetenv("GIT_GUARD_CONFIG");
 }
 
 // A file holding `size` bytes at `text`, rewound before each child so that each reads all of it.

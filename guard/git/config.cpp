@@ -4,6 +4,7 @@
 #include "guard/git/bounded.hpp"
 #include "guard/git/git.hpp"
 
+#include <cstdlib>
 #include <map>
 
 #include <sys/stat.h>
@@ -51,6 +52,61 @@ RunResult ask(const fs::path& git_dir, const std::vector<std::string>& args, Dea
     return RunResult{r->status, r->out, r->err};
 }
 
+constexpr const char* k_handed = "GIT_GUARD_CONFIG";
+
+// What binds a handed listing to one reading of `git_dir`: the directory itself (resolved,
+// as the hook's front end resolves it), its config files' stamp and the `-c` git passes on.
+std::string handoff_binding(const fs::path& git_dir)
+{
+    std::error_code ec;
+    fs::path dir = fs::canonical(git_dir, ec);
+    if (ec)
+        return "";
+    const char* params = std::getenv("GIT_CONFIG_PARAMETERS");
+    return dir.string() + '\0' + config_stamp(dir) + '\0' + (params ? params : "") + std::string(1, '\0');
+}
+
+// The environment holds no NUL: '%' and NUL are written as %25 and %00.
+std::string escape_nul(const std::string& text)
+{
+    std::string out;
+    for (char c : text)
+        out += c == '%' ? "%25" : c == '\0' ? "%00" : std::string(1, c);
+    return out;
+}
+
+std::string unescape_nul(const std::string& text)
+{
+    std::string out;
+    for (size_t i = 0; i < text.size(); ++i) {
+        if (text.compare(i, 3, "%00") == 0)
+            out += '\0', i += 2;
+        else if (text.compare(i, 3, "%25") == 0)
+            out += '%', i += 2;
+        else
+            out += text[i];
+    }
+    return out;
+}
+
+// The listing the shim handed down for `git_dir` as it is now; nothing when it was handed
+// for another directory, another reading, or not at all.
+std::optional<ConfigEntries> handed_config(const fs::path& git_dir)
+{
+    const char* handed = std::getenv(k_handed);
+    if (!handed || !*handed)
+        return std::nullopt;
+    std::string text = unescape_nul(handed), binding = handoff_binding(git_dir);
+    if (binding.empty() || !text.starts_with(binding))
+        return std::nullopt;
+    ConfigEntries entries;
+    for (const auto& entry : split(text.substr(binding.size()))) {
+        auto nl = entry.find('\n');
+        entries.emplace_back(entry.substr(0, nl), nl == std::string::npos ? "" : entry.substr(nl + 1));
+    }
+    return entries;
+}
+
 bool plain(const std::string& raw, const std::string& type)
 {
     if (type == "bool")
@@ -66,6 +122,8 @@ const ConfigEntries& guard_config(const fs::path& git_dir, Deadline deadline)
     std::string stamp = config_stamp(git_dir);
     if (auto it = cache.find(git_dir); it != cache.end() && it->second.stamp == stamp)
         return it->second.entries;
+    if (auto handed = handed_config(git_dir))
+        return (cache[git_dir] = {stamp, std::move(*handed)}).entries;
     RunResult r = ask(git_dir, {"config", "-z", "--get-regexp", "^(guard|hook)\\.|^remote\\..*\\.(mirror|fetch)$"},
                       deadline);
     // Nothing listed when git cannot read them: every key reads as unset, as from git.
@@ -86,6 +144,19 @@ void forget_config() { config_cache().clear(); }
 void remember_config(const fs::path& git_dir, ConfigEntries entries)
 {
     config_cache()[git_dir] = {config_stamp(git_dir), std::move(entries)};
+}
+
+void hand_config_down(const fs::path& git_dir, const ConfigEntries& entries)
+{
+    std::string binding = handoff_binding(git_dir);
+    std::string text = binding;
+    for (const auto& [key, value] : entries)
+        text += key + "\n" + value + std::string(1, '\0');
+    // Linux takes at most 128 KiB per environment string; far less leaves room for the rest.
+    if (binding.empty() || text.size() > 32 * 1024)
+        ::unsetenv(k_handed);
+    else
+        ::setenv(k_handed, escape_nul(text).c_str(), 1);
 }
 
 std::optional<std::string> typed_value(const fs::path& git_dir, const std::string& key, const std::string& raw,

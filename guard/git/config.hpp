@@ -43,6 +43,13 @@ void forget_config();
 // guard_config answers from them instead of asking git again.
 void remember_config(const std::filesystem::path& git_dir, ConfigEntries entries);
 
+// Hands `entries`, guard_config's reading of `git_dir`, to the hook of the git this process
+// is about to exec (in GIT_GUARD_CONFIG): the hook's guard_config takes them instead of
+// asking git again only for that same git dir, while its config files keep the stamp they
+// have now and GIT_CONFIG_PARAMETERS is as here (a caller's `-c`, which git adds to it,
+// makes the hook ask). Nothing is handed when the listing is too large for the environment.
+void hand_config_down(const std::filesystem::path& git_dir, const ConfigEntries& entries);
+
 // git's reading of `key` (as guard_config lists it, with its last value `raw`) as
 // `type` ("bool" or "int"): "true", "false" and plain decimal numbers read as they are,
 // anything else (valueless, `yes`, `1k`, a bad value) is asked of git with --type.

@@ -31,6 +31,22 @@ std::set<std::string> missing_objects(const Git& git, const std::vector<BranchVe
     return missing;
 }
 
+// Notes each verdict whose tip is `missing` (nothing left to save) and returns the other tips.
+std::vector<std::string> drop_missing(std::vector<BranchVerdict>& verdicts, const std::set<std::string>& missing)
+{
+    std::vector<std::string> tips;
+    for (auto& v : verdicts) {
+        if (missing.count(v.deletion.old_oid)) {
+            v.commits.clear();
+            v.note = "the tip " + v.deletion.old_oid + " of " + v.deletion.ref +
+                     " is missing from the object store: nothing is left to save";
+        } else if (is_oid(v.deletion.old_oid) && !v.commits.empty()) {
+            tips.push_back(v.deletion.old_oid);
+        }
+    }
+    return tips;
+}
+
 std::vector<std::string> holders(const std::vector<RefValue>& refs, const RefTransaction& tx,
                                  const std::string& own_tree)
 {
@@ -51,43 +67,83 @@ std::vector<std::string> holders(const std::vector<RefValue>& refs, const RefTra
 
 } // namespace
 
+std::optional<SeenRefs> see_refs(const fs::path& common)
+{
+    try {
+        SeenRefs seen;
+        seen.refs = list_refs(common, list_worktrees(common), &seen.listing);
+        for (const auto& r : seen.refs)
+            if (r.tree.empty())
+                seen.shared.emplace(r.name, r.oid);
+        return seen;
+    } catch (const Error& e) {
+        spdlog::warn("cannot list the refs: {}", e.what());
+        return std::nullopt;
+    }
+}
+
+std::string seen_value(const SeenRefs& seen, const std::string& ref, const fs::path& git_dir)
+{
+    if (!ref.starts_with("refs/"))
+        return ""; // HEAD: its tree's listing names it only when detached
+    if (auto it = seen.shared.find(ref); it != seen.shared.end())
+        return it->second;
+    std::string own = absolute_path(git_dir).string();
+    for (const auto& r : seen.refs) // a tree's own refs (refs/worktree/, refs/bisect/): few
+        if (!r.tree.empty() && r.name == ref && absolute_path(r.tree).string() == own)
+            return r.oid;
+    return "";
+}
+
 std::vector<BranchVerdict> judge_deletions(const fs::path& git_dir, const RefTransaction& tx,
                                            const Settings& settings,
-                                           std::chrono::steady_clock::time_point deadline)
+                                           std::chrono::steady_clock::time_point deadline,
+                                           std::optional<SeenRefs> seen)
 {
     fs::path common = common_of(git_dir);
     Git git(common);
+    if (!seen)
+        seen = see_refs(common);
     std::vector<BranchVerdict> verdicts;
-    for (const auto& d : tx.deletions)
+    // Listed at its old value: present, unless the walk finds it missing (for-each-ref
+    // lists a ref whose object is gone). The others are asked of one cat-file now.
+    std::set<std::string> presumed;
+    for (const auto& d : tx.deletions) {
         verdicts.push_back({d, {d.old_oid}, false, ""});
-    std::set<std::string> missing = missing_objects(git, verdicts);
-    std::vector<std::string> tips;
-    for (auto& v : verdicts) {
-        if (missing.count(v.deletion.old_oid)) {
-            v.commits.clear();
-            v.note = "the tip " + v.deletion.old_oid + " of " + v.deletion.ref +
-                     " is missing from the object store: nothing is left to save";
-        } else if (is_oid(v.deletion.old_oid)) {
-            tips.push_back(v.deletion.old_oid);
-        }
+        if (seen && !d.present && is_oid(d.old_oid) && seen_value(*seen, d.ref, git_dir) == d.old_oid)
+            verdicts.back().deletion.present = true, presumed.insert(d.old_oid);
     }
-    std::vector<RefValue> refs;
-    RefListing listing;
-    bool listed = false;
-    try {
-        refs = list_refs(common, list_worktrees(common), &listing);
-        listed = true;
-        auto unique = unique_commits(git, tips, holders(refs, tx, absolute_path(git_dir).string()));
+    std::vector<std::string> tips = drop_missing(verdicts, missing_objects(git, verdicts));
+    bool listed = seen.has_value();
+    if (!listed) // Fail closed: refs git cannot list prove nothing published.
+        spdlog::warn("cannot walk the deleted branches, saving them all: the refs could not be listed");
+    auto walk = [&] {
+        auto unique = unique_commits(git, tips, holders(seen->refs, tx, absolute_path(git_dir).string()));
         for (auto& v : verdicts)
             if (!v.commits.empty())
                 v.commits = unique[v.deletion.old_oid];
+    };
+    try {
+        if (listed) {
+            try {
+                walk();
+            } catch (const Error&) {
+                if (presumed.empty())
+                    throw;
+                // A listed tip may be gone: ask which, and walk once more without them.
+                for (auto& v : verdicts)
+                    v.deletion.present = v.deletion.present && !presumed.count(v.deletion.old_oid);
+                tips = drop_missing(verdicts, missing_objects(git, verdicts));
+                walk();
+            }
+        }
     } catch (const Error& e) {
         // Fail closed: a walk that cannot finish proves nothing published.
         spdlog::warn("cannot walk the deleted branches, saving them all: {}", e.what());
     }
     PublishedCheck published(common, settings);
     if (listed)
-        published.seed(std::move(listing));
+        published.seed(std::move(seen->listing));
     for (auto& v : verdicts) {
         if (v.commits.empty())
             continue;

@@ -11,6 +11,7 @@
 #include "guard/git/bounded.hpp"
 #include "guard/git/child.hpp"
 #include "guard/git/history.hpp"
+#include "guard/judge/deletions.hpp"
 #include "guard/modes/hook_caller.hpp"
 #include "guard/modes/keep.hpp"
 #include "guard/modes/transaction.hpp"
@@ -75,15 +76,28 @@ void drop_symbolic_head(const fs::path& git_dir, RefTransaction& tx)
         std::erase_if(tx.deletions, names_head);
 }
 
-// Resolves old values git did not check, and their trees (one cat-file for all), drops renames,
-// creations and updates that keep their value, and leaves what must be judged.
-void prepare(const fs::path& git_dir, const fs::path& common, RefTransaction& tx)
+// Resolves old values git did not name, drops renames, creations and updates that keep
+// their value, and leaves what must be judged. The refs' listing (`seen`, which the
+// judgement then walks with) names the old values: git holds each ref's lock, so a ref
+// it deletes still lists at its old value. What it does not list (HEAD, a symbolic or a
+// broken ref) is asked of one cat-file, with its tree (a save of the tip needs it).
+void prepare(const fs::path& git_dir, const fs::path& common, RefTransaction& tx, std::optional<SeenRefs>& seen)
 {
     drop_symbolic_head(git_dir, tx);
+    auto unnamed = [](const Deletion& d) { return d.old_oid.empty(); };
+    if (std::any_of(tx.deletions.begin(), tx.deletions.end(), unnamed)) {
+        ChildBound listing(Clock::now() + std::chrono::seconds(30), "the listing of the refs (30s)");
+        seen = see_refs(common);
+    }
     std::string names;
-    for (const auto& d : tx.deletions) // the tree too: a save of the tip needs it (point_all_at)
-        if (d.old_oid.empty())
+    for (auto& d : tx.deletions) {
+        if (!d.old_oid.empty())
+            continue;
+        if (std::string listed = seen ? seen_value(*seen, d.ref, git_dir) : ""; !listed.empty())
+            d.old_oid = listed; // present unless the walk finds it gone (judge_deletions)
+        else
             names += d.ref + "\n" + d.ref + "^{tree}\n";
+    }
     std::istringstream resolved;
     if (!names.empty()) {
         auto r = run_git_bounded(git_dir, {"cat-file", "--batch-check=%(objectname) %(objecttype)"}, names,
@@ -134,7 +148,8 @@ constexpr size_t k_lock_batch = 64;
 
 int guard_transaction(const fs::path& git_dir, const fs::path& common, Input& in, const HookSettings& h)
 {
-    prepare(git_dir, common, in.tx);
+    std::optional<SeenRefs> seen;
+    prepare(git_dir, common, in.tx, seen);
     if (in.tx.deletions.empty())
         return 0;
     auto deadline = Clock::now() + h.timeout;
@@ -144,7 +159,7 @@ int guard_transaction(const fs::path& git_dir, const fs::path& common, Input& in
         // Every git the judgement starts stops at the bound: a walk cut off proves nothing
         // published, so its tips are saved unchecked (history.hpp).
         ChildBound judging(deadline, bound);
-        verdicts = judge_deletions(git_dir, in.tx, h.settings, deadline);
+        verdicts = judge_deletions(git_dir, in.tx, h.settings, deadline, std::move(seen));
     }
     size_t unchecked = 0;
     std::vector<const BranchVerdict*> kept;

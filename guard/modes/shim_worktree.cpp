@@ -7,6 +7,7 @@
 #include "guard/base/lock.hpp"
 #include "guard/base/log.hpp"
 #include "guard/git/arguments.hpp"
+#include "guard/git/config.hpp"
 #include "guard/git/process.hpp"
 #include "guard/git/repo.hpp"
 #include "guard/git/worktrees.hpp"
@@ -30,6 +31,10 @@ namespace guard {
 
 [[noreturn]] void exec_git(const GitCall& call)
 {
+    // The hook of this git reads the settings the front end listed (one config read per
+    // guarded command, issue 17), when it runs for this same tree and nothing changed them.
+    if (call.config && call.site && !call.hooks_off && !call.site->git_dir.empty())
+        hand_config_down(call.site->git_dir, *call.config);
     exec(git_argv(call));
 }
 

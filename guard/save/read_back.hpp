@@ -17,9 +17,10 @@ void verify(const Git& git, const Saved& s);
 void verify_with_diffstat(const Git& git, Saved& s);
 
 // Every save ref, read back in one `for-each-ref` (each ref and its commit's tree, from the
-// stores): each of `saves` must hold what was built, else Error. Returns the larger of the
-// branch and in-place save counts now (chains left out, as fold.cpp counts them), so the
-// fold needs no listing of its own.
-std::size_t read_back_all(const Git& git, const std::vector<Saved>& saves);
+// stores): each of `saves` must hold what was built, else Error. A save of an existing
+// commit whose tree nobody read yet (`tree` "") must hold that commit, and a tree read
+// from it then fills `tree`. Returns the larger of the branch and in-place save counts
+// now (chains left out, as fold.cpp counts them), so the fold needs no listing of its own.
+std::size_t read_back_all(const Git& git, std::vector<Saved>& saves);
 
 } // namespace guard

@@ -183,29 +183,15 @@ namespace {
 std::optional<std::vector<Saved>> point_all_at(const Git& git, const std::vector<NamedTip>& tips,
                                                const std::string& prefix, std::size_t& saves_now)
 {
-    std::string trees_in, creates;
+    std::string creates;
     std::vector<Saved> saves;
     for (const auto& tip : tips) {
         Saved s;
         s.commit = s.base = tip.commit;
-        s.tree = tip.tree;
+        s.tree = tip.tree; // "" when unread: the read-back reads it from the save itself
         s.ref = stranded_ref_name(tip.name, prefix);
-        if (s.tree.empty())
-            trees_in += tip.commit + "^{tree}\n";
         creates += "create " + s.ref + " " + tip.commit + "\n";
         saves.push_back(s);
-    }
-    if (!trees_in.empty()) {
-        auto trees = split(git.run({"cat-file", "--batch-check=%(objectname) %(objecttype)"}, trees_in).out, '\n');
-        size_t next = 0;
-        for (auto& s : saves) {
-            if (!s.tree.empty())
-                continue;
-            if (next >= trees.size() || !trees[next].ends_with(" tree"))
-                return std::nullopt;
-            s.tree = trees[next].substr(0, trees[next].find(' '));
-            ++next;
-        }
     }
     std::vector<std::string> args = hooks_off(git);
     args.insert(args.end(), {"update-ref", "-m", "git-guard: save", "--stdin"});

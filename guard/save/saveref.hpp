@@ -54,8 +54,8 @@ Saved save_existing(const std::filesystem::path& git_dir, const std::string& nam
 // save_existing for many tips at once (the hook's `branch -D` of hundreds of branches):
 // one transaction creates every ref, one `for-each-ref` reads them all back (and counts
 // the saves, so the fold lists nothing unless one is due).
-// Tips: a name, a commit and its tree when git has said it already ("": read here, all in
-// one cat-file). Nothing, and nothing written, when the batch cannot be written as
+// Tips: a name, a commit and its tree when git has said it already ("": the read-back
+// reads it from the save itself, and fills the returned save's `tree`). Nothing, and nothing written, when the batch cannot be written as
 // one (a taken or blocked name, an unreadable commit): then save each with save_existing.
 // Throws Error when the refs were written but do not read back.
 struct NamedTip {

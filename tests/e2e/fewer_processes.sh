@@ -8,6 +8,8 @@
 #   - a removal of a tree whose branch is checked out in another tree too;
 #   - guard.enabled spelt as only git's typing reads it (`yes`, valueless), and
 #     guard.exclude, read from the front end's listing;
+#   - branch -D: the hook takes the shim's config listing (bound to the tree and its config
+#     files) and the tip's tree from the read-back, and still saves;
 #   - in-place saves beyond guard.keepBranches are still folded, in steps: a fold takes a
 #     kind over the bound down to about a fifth below it, so the next saves run no fold.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -107,6 +109,35 @@ assert_eq kept "$(git_real -C "$R" show "$SAVE:kept.txt" 2>/dev/null)" "the tree
 assert_eq "" "$(git_real -C "$R" ls-tree -r --name-only "$SAVE" -- scratch)" "guard.exclude was not read: scratch/ was saved"
 git_real -C "$R" config --unset guard.exclude
 rm -rf "$R/scratch"
+
+section "branch -D: the hook reads the shim's config listing, and the tip's tree from the read-back"
+# unpushed(NAME): a commit on main whose tree holds only NAME.txt, a change no other ref has.
+unpushed() {
+    local blob tree
+    blob=$(echo "$1" | git_real -C "$R" hash-object -w --stdin)
+    tree=$(printf '100644 blob %s\t%s.txt\n' "$blob" "$1" | git_real -C "$R" mktree)
+    git_real -C "$R" commit-tree -p main -m "only on $1" "$tree"
+}
+TIP=$(unpushed gone)
+git_real -C "$R" update-ref refs/heads/gone "$TIP"
+rm -f "$TEST_ROOT/gone.trace"
+run_cmd env GIT_TRACE2_EVENT="$TEST_ROOT/gone.trace" git -C "$R" branch -D gone
+assert_eq 0 "$RC" "branch -D runs: $ERR"
+SAVE=$(git_real -C "$R" for-each-ref --format='%(refname)' refs/heads/stranded/gone/)
+assert_ne "" "$SAVE" "the unpushed commit of branch gone was destroyed, not saved"
+assert_eq "$TIP" "$(git_real -C "$R" rev-parse "$SAVE" 2>/dev/null)" "the save of gone does not hold its tip: the commit was lost"
+listings=$(grep '"event":"start"' "$TEST_ROOT/gone.trace" | grep -c '"config","-z","--get-regexp","^(guard|hook)' || true)
+assert_eq 1 "$listings" "the guard's settings were listed $listings times for one branch -D (the hook did not take the shim's)"
+assert_eq 0 "$(grep '"event":"start"' "$TEST_ROOT/gone.trace" | grep -c '"cat-file"' || true)" \
+    "the hook asked cat-file for the old value or tree its refs listing and read-back give"
+# A setting the caller gives with -c reaches the hook through git, not through the listing
+# the shim read before it: the hook must ask git again, and save.
+TIP=$(unpushed gone2)
+git_real -C "$R" update-ref refs/heads/gone2 "$TIP"
+run_cmd git -C "$R" -c guard.keepBranches=40 branch -D gone2
+assert_eq 0 "$RC" "branch -D with -c runs: $ERR"
+SAVE=$(git_real -C "$R" for-each-ref --format='%(refname)' refs/heads/stranded/gone2/)
+assert_eq "$TIP" "$(git_real -C "$R" rev-parse "$SAVE" 2>/dev/null)" "branch -D with -c lost the tip of gone2"
 
 section "in-place saves beyond guard.keepBranches are still folded"
 git_real -C "$R" config guard.keepBranches 2

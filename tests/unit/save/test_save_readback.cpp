@@ -89,6 +89,9 @@ BOOST_AUTO_TEST_CASE(the_batch_read_back_counts_the_saves_and_folds_when_due)
     auto saves = guard::save_existing_batch(repo.path() / ".git", tips, {.reason = "branch -D"});
     BOOST_REQUIRE(saves);
     BOOST_REQUIRE_EQUAL(saves->size(), 4u);
+    for (size_t i = 0; i < tips.size(); ++i) // the trees nobody read are the read-back's
+        BOOST_TEST((*saves)[i].tree == rev(repo.path(), tips[i].commit + "^{tree}"),
+                   "the save of " << tips[i].name << " was not read back with its commit's tree");
     std::string branches = repo.git({"for-each-ref", "--format=%(refname)", "refs/heads/stranded/"});
     size_t left = static_cast<size_t>(std::count(branches.begin(), branches.end(), '\n'));
     BOOST_TEST(left <= 2u, "4 saves with guard.keepBranches=2 left " << left << " save branches: no fold ran");

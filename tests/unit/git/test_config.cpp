@@ -1,0 +1,111 @@
+// The config listing the shim hands to its git's hook (GIT_GUARD_CONFIG, config.hpp
+// hand_config_down): taken for the same tree read the same way, ignored otherwise.
+#include "guard/git/config.hpp"
+#include "tests/unit/temp_repo.hpp"
+
+#include <boost/test/unit_test.hpp>
+
+#include <cstdlib>
+#include <optional>
+#include <string>
+
+namespace fs = std::filesystem;
+using guard::ConfigEntries;
+using guard::test::read_file;
+using guard::test::TempRepo;
+
+namespace {
+
+// Leaves the process as it found it: no handed listing, no GIT_CONFIG_PARAMETERS, nothing cached.
+struct Handoff {
+    Handoff() { clear(); }
+    ~Handoff() { clear(); }
+    static void clear()
+    {
+        ::unsetenv("GIT_GUARD_CONFIG");
+        ::unsetenv("GIT_CONFIG_PARAMETERS");
+        ::unsetenv("GIT_TRACE");
+        guard::forget_config();
+    }
+};
+
+std::optional<std::string> value_of(const ConfigEntries& entries, const std::string& key)
+{
+    std::optional<std::string> value;
+    for (const auto& [k, v] : entries)
+        if (k == key)
+            value = v;
+    return value;
+}
+
+// A listing git would never give for these repositories: a key no test sets, and a value
+// with what the environment cannot hold or the escaping must not confuse.
+const ConfigEntries k_handed{{"guard.enabled", "true"}, {"guard.exclude", "100% %00 odd\nvalue"}};
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(guard_config_handoff)
+
+BOOST_FIXTURE_TEST_CASE(a_listing_handed_for_this_tree_is_read_without_asking_git, Handoff)
+{
+    TempRepo repo;
+    fs::path git_dir = repo.path() / ".git";
+    guard::hand_config_down(git_dir, k_handed);
+    BOOST_REQUIRE_MESSAGE(std::getenv("GIT_GUARD_CONFIG"), "nothing was handed down");
+    guard::forget_config(); // as the hook starts: nothing read yet
+    fs::path trace = repo.root() / "trace";
+    ::setenv("GIT_TRACE", trace.c_str(), 1);
+    const ConfigEntries& read = guard::guard_config(git_dir);
+    ::unsetenv("GIT_TRACE");
+    BOOST_TEST(value_of(read, "guard.exclude").value_or("(unset)") == "100% %00 odd\nvalue",
+               "the handed listing was not read as handed");
+    BOOST_TEST(read.size() == k_handed.size());
+    BOOST_TEST(!fs::exists(trace), "git was asked again for a listing handed down:\n"
+                                       << (fs::exists(trace) ? read_file(trace) : ""));
+}
+
+BOOST_FIXTURE_TEST_CASE(a_listing_handed_for_another_tree_is_ignored, Handoff)
+{
+    TempRepo handed_for, other;
+    guard::hand_config_down(handed_for.path() / ".git", k_handed);
+    guard::forget_config();
+    const ConfigEntries& read = guard::guard_config(other.path() / ".git");
+    BOOST_TEST(!value_of(read, "guard.exclude"), "another repository's handed listing was read as this one's");
+}
+
+BOOST_FIXTURE_TEST_CASE(a_listing_handed_before_the_config_changed_is_ignored, Handoff)
+{
+    TempRepo repo;
+    fs::path git_dir = repo.path() / ".git";
+    guard::hand_config_down(git_dir, k_handed);
+    repo.git({"config", "guard.enabled", "false"});
+    guard::forget_config();
+    const ConfigEntries& read = guard::guard_config(git_dir);
+    BOOST_TEST(value_of(read, "guard.enabled").value_or("(unset)") == "false",
+               "a stale handed listing hid guard.enabled=false written after it");
+    BOOST_TEST(!value_of(read, "guard.exclude"));
+}
+
+BOOST_FIXTURE_TEST_CASE(a_caller_dash_c_makes_the_hook_ask_git, Handoff)
+{
+    TempRepo repo;
+    fs::path git_dir = repo.path() / ".git";
+    guard::hand_config_down(git_dir, k_handed);
+    // git adds `git -c guard.enabled=false ...` to this before its hooks run
+    ::setenv("GIT_CONFIG_PARAMETERS", "'guard.enabled'='false'", 1);
+    guard::forget_config();
+    const ConfigEntries& read = guard::guard_config(git_dir);
+    BOOST_TEST(value_of(read, "guard.enabled").value_or("(unset)") == "false",
+               "a handed listing hid the caller's -c guard.enabled=false");
+}
+
+BOOST_FIXTURE_TEST_CASE(a_listing_too_large_for_the_environment_is_not_handed, Handoff)
+{
+    TempRepo repo;
+    fs::path git_dir = repo.path() / ".git";
+    guard::hand_config_down(git_dir, k_handed);
+    guard::hand_config_down(git_dir, {{"guard.exclude", std::string(40 * 1024, 'x')}});
+    BOOST_TEST(!std::getenv("GIT_GUARD_CONFIG"), "a 40 KiB listing (or the one before it) was left in the environment");
+}
+
+BOOST_AUTO_TEST_SUITE_END()

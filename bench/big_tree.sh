@@ -16,22 +16,25 @@
 # (it would snapshot in the background while others are timed). Prints hyperfine's table and ratios
 # against git alone; never asserts.
 #
-# Usage: bench/big_tree.sh [--files N] [--runs N] [--prefix DIR] [--before DIR]
+# Usage: bench/big_tree.sh [--files N] [--runs N] [--prefix DIR] [--before DIR] [--only CASES]
 #   --files N     files in the repository (default 30000)
 #   --runs N      timed runs per command (default 5)
 #   --prefix DIR  the installed git-guard to measure (cmake --install build --prefix DIR);
 #                 default: installs build/ into a temporary prefix first
 #   --before DIR  an earlier installed git-guard, measured beside it ("before" and "after")
+#   --only CASES  only these cases, comma-separated: remove, reset, checkout, status, save
+#                 (default: all), to run a noisy case again with more runs
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-files=30000 runs=5 prefix="" before=""
+files=30000 runs=5 prefix="" before="" only=remove,reset,checkout,status,save
 while (($#)); do
     case $1 in
     --files) files=${2:?--files needs a number}; shift 2 ;;
     --runs) runs=${2:?--runs needs a number}; shift 2 ;;
     --prefix) prefix=${2:?--prefix needs a directory}; shift 2 ;;
     --before) before=$(cd "${2:?--before needs a directory}" && pwd); shift 2 ;;
+    --only) only=${2:?--only needs a list of cases}; shift 2 ;;
     -h | --help) sed -n '2,/^set -e/{/^set -e/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
     *) echo "big_tree: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
@@ -94,15 +97,18 @@ run_in() { printf 'cd %s && PATH=%s:%s:$PATH %s' "$(q "${repo_of[$1]}")" "$(q "$
 drop() {
     printf '%s' "git -C $(q "${repo_of[$1]}") for-each-ref --format='delete %(refname)' refs/heads/stranded refs/stranded | git -C $(q "${repo_of[$1]}") -c core.hooksPath=/dev/null update-ref --stdin && git -C $(q "${repo_of[$1]}") prune --expire=now"
 }
-edit() { # edit NAME: the five edited files
+edit() { # edit NAME: the five edited files (no trailing `;`: bench_case appends `; sync`)
     local f out=""
-    for f in $few; do out+="echo edit >>$(q "${repo_of[$1]}/$f"); "; done
+    for f in $few; do out+="${out:+; }echo edit >>$(q "${repo_of[$1]}/$f")"; done
     printf '%s' "$out"
 }
 
-# case TITLE PREPARE-FN COMMAND-FN: one hyperfine run with every layout's command.
+# One hyperfine run with every layout's command per case.
 results=()
+# bench_case KEY TITLE PREPARE-FN COMMAND-FN: skipped unless KEY is in --only.
 bench_case() {
+    [[ ,$only, == *,$1,* ]] || return 0
+    shift
     local title=$1 prep=$2 cmd=$3 args=() name json=$work/$RANDOM.json
     for name in "${names[@]}"; do
         # sync: the tree a prepare wrote is on disk before the clock starts (else its
@@ -117,19 +123,19 @@ bench_case() {
 
 wt_prep() { printf '%s' "$(run_in "$1" "git worktree prune; rm -rf $(q "${repo_of[$1]}.wt"); git worktree add -q --detach $(q "${repo_of[$1]}.wt") && cd $(q "${repo_of[$1]}.wt") && for f in $few; do echo edit >>\$f; done && echo staged >s.txt && git add s.txt && echo loose >u.txt")"; }
 wt_cmd() { run_in "$1" "git worktree remove --force $(q "${repo_of[$1]}.wt")"; }
-bench_case "worktree remove --force, dirty tree" wt_prep wt_cmd
+bench_case remove "worktree remove --force, dirty tree" wt_prep wt_cmd
 
 reset_prep() { printf '%s' "$(edit "$1")"; }
 reset_cmd() { run_in "$1" "git reset -q --hard"; }
-bench_case "reset --hard, 5 edited files" reset_prep reset_cmd
+bench_case reset "reset --hard, 5 edited files" reset_prep reset_cmd
 
 co_prep() { printf '%s' "echo edit >>$(q "${repo_of[$1]}/d0000/f01.txt")"; }
 co_cmd() { run_in "$1" "git checkout -- d0000/f01.txt"; }
-bench_case "checkout -- <file>, edited" co_prep co_cmd
+bench_case checkout "checkout -- <file>, edited" co_prep co_cmd
 
 status_prep() { printf '%s' "$(edit "$1")"; }
 status_cmd() { [[ $1 == git ]] && run_in git "git status --porcelain -uall" || run_in "$1" "git guard status"; }
-bench_case "git guard status (git alone: git status --porcelain -uall)" status_prep status_cmd
+bench_case status "git guard status (git alone: git status --porcelain -uall)" status_prep status_cmd
 
 # The private-index recipe: what a save must do at least, with git alone.
 recipe() {
@@ -138,9 +144,9 @@ recipe() {
 }
 save_first_prep() { [[ $1 == git ]] && printf '%s' "git -C $(q "${repo_of[git]}") prune --expire=now" || drop "$1"; }
 save_cmd() { [[ $1 == git ]] && recipe || run_in "$1" "git guard save"; }
-bench_case "save, first (git alone: the private-index recipe)" save_first_prep save_cmd
+bench_case save "save, first (git alone: the private-index recipe)" save_first_prep save_cmd
 save_repeat_prep() { printf 'true'; }
-bench_case "save, repeat" save_repeat_prep save_cmd
+bench_case save "save, repeat" save_repeat_prep save_cmd
 
 echo
 echo "== ratios against git alone (mean)"

@@ -180,18 +180,23 @@ SaveResult save_path(const Site& here, const fs::path& path, const SaveOptions& 
     bool named = fs::is_directory(path, ec) && fs::exists(path / ".git", ec);
     fs::path common = (named ? site_named(here, path) : here).repository();
     Settings settings = read_settings(common);
-    Worktree tree = resolve_worktree(common, path);
-    return save_tree(common, settings, tree.path, options);
+    // One worktree list for the whole decision: it names the tree, and save_tree takes it
+    // under the tree's lock (a tree removed meanwhile is found there).
+    std::vector<Worktree> trees = list_worktrees(common);
+    Worktree tree = resolve_worktree(trees, common, path);
+    return save_tree(common, settings, tree.path, options, &trees);
 }
 
 SaveResult save_tree(const fs::path& common, const Settings& settings, const fs::path& path,
                      const SaveOptions& options, const std::vector<Worktree>* listed)
 {
     PathLock lock(common, path.string(), settings.lock_timeout);
-    // Re-read under the lock: another process may have saved or removed it meanwhile.
     Listing listing{listed ? *listed : list_worktrees(common), std::nullopt};
     auto fresh = find_worktree(listing.trees, path);
-    if (!fresh)
+    // A list read before this lock may name a tree another process removed meanwhile (git
+    // deletes its admin directory): then there is nothing here to save.
+    std::error_code ec;
+    if (!fresh || (listed && !fresh->prunable && !fs::exists(fresh->git_dir, ec)))
         throw Error("'" + path.string() + "' is no longer a worktree: another process removed it");
     SaveResult result;
     std::string name = fresh->path.filename().string();

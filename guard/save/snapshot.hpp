@@ -82,7 +82,8 @@ SaveResult save_path(const Site& here, const std::filesystem::path& tree,
 // save_path for a caller that knows the repository already (its common dir `common` and
 // `settings`, read once per run) and names `tree` as git lists it: under the tree's lock,
 // one worktree list and one refs walk serve the whole decision. `listed`: git's list as
-// the caller read it under a lock of its own that covers this tree (none: read here).
+// the caller read it (none: read here, under the lock); a tree it names whose admin
+// directory is gone by the time the lock is held was removed meanwhile (Error).
 SaveResult save_tree(const std::filesystem::path& common, const Settings& settings,
                      const std::filesystem::path& tree, const SaveOptions& options,
                      const std::vector<Worktree>* listed = nullptr);

@@ -10,6 +10,7 @@
 #     guard.exclude, read from the front end's listing;
 #   - branch -D: the hook takes the shim's config listing (bound to the tree and its config
 #     files) and the tip's tree from the read-back, and still saves;
+#   - git guard save: one worktree list, and a tree removed after it is named as removed;
 #   - in-place saves beyond guard.keepBranches are still folded, in steps: a fold takes a
 #     kind over the bound down to about a fifth below it, so the next saves run no fold.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -138,6 +139,63 @@ run_cmd git -C "$R" -c guard.keepBranches=40 branch -D gone2
 assert_eq 0 "$RC" "branch -D with -c runs: $ERR"
 SAVE=$(git_real -C "$R" for-each-ref --format='%(refname)' refs/heads/stranded/gone2/)
 assert_eq "$TIP" "$(git_real -C "$R" rev-parse "$SAVE" 2>/dev/null)" "branch -D with -c lost the tip of gone2"
+
+section "git guard save lists the worktrees once; a tree removed after that listing is named, not saved"
+S=$TEST_ROOT/saved
+git_real -C "$R" worktree add -q --detach "$S" main
+echo "save me" >"$S/keep.txt"
+rm -f "$TEST_ROOT/save.trace"
+run_cmd env GIT_TRACE2_EVENT="$TEST_ROOT/save.trace" "$GUARD_BIN_DIR/git-guard" -C "$R" save "$S"
+assert_eq 0 "$RC" "git guard save runs: $ERR"
+SAVE=$(git_real -C "$R" for-each-ref --format='%(refname)' refs/heads/stranded/saved/)
+assert_eq "save me" "$(git_real -C "$R" show "$SAVE:keep.txt" 2>/dev/null)" "git guard save lost the untracked file"
+lists=$(grep '"event":"start"' "$TEST_ROOT/save.trace" | grep -c '"worktree","list"' || true)
+assert_eq 1 "$lists" "git guard save listed the worktrees $lists times for one decision"
+# A tree removed between the save's one listing and its lock: another process holds the
+# tree's lock (an fcntl lock on locks/<FNV-1a of the path>.lock, as PathLock takes it) while
+# the save lists, then removes the tree and lets go. The save must name the tree as removed.
+G=$TEST_ROOT/going
+git_real -C "$R" worktree add -q --detach "$G" main
+echo "going" >"$G/going.txt"
+LISTED_PATH=$(git_real -C "$R" worktree list --porcelain | sed -n "s|^worktree \(.*/going\)$|\1|p")
+python3 - "$R/.git/guard/locks" "$LISTED_PATH" "$TEST_ROOT" "$REAL_GIT" "$R" <<'PY' &
+import fcntl, os, subprocess, sys, time
+locks, key, root, git, repo = sys.argv[1:]
+h = 14695981039346656037
+for c in key.encode():
+    h = ((h ^ c) * 1099511628211) % 2**64
+os.makedirs(locks, exist_ok=True)
+fd = os.open(os.path.join(locks, "%016x.lock" % h), os.O_RDWR | os.O_CREAT, 0o644)
+fcntl.lockf(fd, fcntl.LOCK_EX)
+open(os.path.join(root, ".held"), "w").close()
+for _ in range(600):
+    if os.path.exists(os.path.join(root, ".listed")):
+        break
+    time.sleep(0.05)
+time.sleep(1)  # the save has parsed its listing and waits for this lock
+subprocess.run([git, "-C", repo, "-c", "core.hooksPath=/dev/null", "worktree", "remove", "--force", key], check=True)
+open(os.path.join(root, ".removed"), "w").close()
+PY
+HOLDER=$!
+for _ in $(seq 100); do [ -e "$TEST_ROOT/.held" ] && break; sleep 0.05; done
+REMOVER=$TEST_ROOT/listing-git # a "real git" that says when it has listed the worktrees
+cat >"$REMOVER" <<EOF
+#!/usr/bin/env bash
+if [[ " \$* " == *" worktree list --porcelain -z "* ]]; then
+    "$REAL_GIT" "\$@"
+    rc=\$?
+    touch "$TEST_ROOT/.listed"
+    exit \$rc
+fi
+exec "$REAL_GIT" "\$@"
+EOF
+chmod +x "$REMOVER"
+run_cmd env GIT_GUARD_REAL_GIT="$REMOVER" "$GUARD_BIN_DIR/git-guard" -C "$R" save "$G"
+wait "$HOLDER" || true
+assert_file_exists "$TEST_ROOT/.removed" "the lock holder never removed the tree: the test raced nothing"
+assert_ne 0 "$RC" "a save of a tree removed meanwhile reported success: $OUT"
+assert_contains "$ERR" "is no longer a worktree: another process removed it" \
+    "a tree removed after the save's listing was not named as removed"
 
 section "in-place saves beyond guard.keepBranches are still folded"
 git_real -C "$R" config guard.keepBranches 2

@@ -100,12 +100,20 @@ std::optional<ConfigEntries> handed_config(const fs::path& git_dir)
     if (binding.empty() || !text.starts_with(binding))
         return std::nullopt;
     ConfigEntries entries;
-    for (const auto& entry : split(text.substr(binding.size()))) {
-        auto nl = entry.find('\n');
-        entries.emplace_back(entry.substr(0, nl), nl == std::string::npos ? "" : entry.substr(nl + 1));
-    }
+    for (const auto& word : split(text.substr(binding.size())))
+        entries.push_back(config_entry(word));
     return entries;
 }
+
+} // namespace
+
+std::pair<std::string, std::string> config_entry(const std::string& word)
+{
+    auto nl = word.find('\n');
+    return {word.substr(0, nl), nl == std::string::npos ? "" : word.substr(nl + 1)};
+}
+
+namespace {
 
 bool plain(const std::string& raw, const std::string& type)
 {
@@ -128,10 +136,8 @@ const ConfigEntries& guard_config(const fs::path& git_dir, Deadline deadline)
                       deadline);
     // Nothing listed when git cannot read them: every key reads as unset, as from git.
     ConfigEntries entries;
-    for (const auto& entry : split(r.out)) {
-        auto nl = entry.find('\n');
-        entries.emplace_back(entry.substr(0, nl), nl == std::string::npos ? "" : entry.substr(nl + 1));
-    }
+    for (const auto& word : split(r.out))
+        entries.push_back(config_entry(word));
     if (r.status != 0 && r.status != 1) { // not read (1: none set): asked again next time
         static ConfigEntries unread;
         return unread = std::move(entries);

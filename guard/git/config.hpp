@@ -35,6 +35,8 @@ using Deadline = std::optional<std::chrono::steady_clock::time_point>;
 // turn off and guard.onSave from one git. forget_config() drops what was read (after
 // install changes them).
 using ConfigEntries = std::vector<std::pair<std::string, std::string>>;
+// One entry as `git config -z --get-regexp` writes it: "key\nvalue", or "key" (valueless).
+std::pair<std::string, std::string> config_entry(const std::string& word);
 const ConfigEntries& guard_config(const std::filesystem::path& git_dir, Deadline deadline = {});
 void forget_config();
 

@@ -50,11 +50,8 @@ void decode_config(const std::vector<std::string>& args, size_t& at, GitCall& ca
     if (++at + count > args.size())
         throw UsageError("the shim's handoff is malformed (front end and git-guard differ?)");
     call.config.emplace();
-    for (size_t i = 0; i < count; ++i, ++at) {
-        const std::string& e = args[at];
-        auto nl = e.find('\n');
-        call.config->emplace_back(e.substr(0, nl), nl == std::string::npos ? "" : e.substr(nl + 1));
-    }
+    for (size_t i = 0; i < count; ++i, ++at)
+        call.config->push_back(config_entry(args[at]));
 }
 
 } // namespace

@@ -181,6 +181,19 @@ run_cmd "$GIT" update-ref -d refs/heads/u1
 assert_eq 0 "$RC" "update-ref -d succeeds"
 expect_saved_once "update-ref -d" u1 "$tip"
 
+section "update-ref --stdin deleting a branch whose commit object is gone, beside an unpushed one"
+# The refs listing names the broken branch's old value; the walk then finds the object
+# gone, asks which tips are missing, and walks again: the unpushed branch is still saved.
+unpushed "$REPO" beside
+tip=$("$GIT" rev-parse beside)
+broken=$("$GIT" commit-tree -p HEAD -m "object to be lost" "HEAD^{tree}")
+"$GIT" update-ref refs/heads/broken "$broken"
+rm -f ".git/objects/${broken:0:2}/${broken:2}"
+run_cmd "$GIT" update-ref --stdin <<<"$(printf 'delete refs/heads/broken\ndelete refs/heads/beside')"
+assert_eq 0 "$RC" "deleting a broken branch beside an unpushed one succeeds: $ERR"
+expect_saved_once "a deletion beside a branch whose object is gone" beside "$tip"
+assert_no_ref "$REPO" refs/heads/broken "git deleted the broken branch"
+
 section "git update-ref --stdin deleting two branches in one transaction saves each once"
 unpushed "$REPO" u2
 unpushed "$REPO" u3 u2 # u3 holds u2's commit too: refs the transaction deletes are no holders

@@ -170,13 +170,21 @@ int run_help(const Invocation&)
 int run_cli(const std::vector<std::string>& args)
 {
     Invocation inv;
-    inv.cwd = fs::current_path();
+    // As git -C: a deleted current directory matters only while no absolute -C replaced it.
+    std::error_code gone;
+    inv.cwd = fs::current_path(gone);
+    auto require_cwd = [&] {
+        if (gone)
+            throw Error("the current directory is gone (" + gone.message() + "): use -C <absolute path>");
+    };
     size_t i = 1;
     for (; i < args.size() && args[i].size() > 1 && args[i][0] == '-'; ++i) {
         if (args[i] == "-v" || args[i] == "--verbose")
             inv.verbose = true;
+        else if (args[i] == "-C" && i + 1 < args.size() && fs::path(args[i + 1]).is_absolute())
+            inv.cwd = fs::path(args[++i]).lexically_normal(), gone.clear();
         else if (args[i] == "-C" && i + 1 < args.size())
-            inv.cwd = absolute_path(inv.cwd / args[++i]);
+            require_cwd(), inv.cwd = absolute_path(inv.cwd / args[++i]);
         else if (args[i] == "--version")
             return run_version(inv);
         else if (args[i] == "--help" || args[i] == "-h")
@@ -185,6 +193,8 @@ int run_cli(const std::vector<std::string>& args)
             throw UsageError("unknown option '" + args[i] + "' (see 'git guard help')");
     }
     std::string name = i < args.size() ? args[i] : "help";
+    if (name != "help" && name != "version")
+        require_cwd();
     inv.args.assign(args.begin() + static_cast<long>(std::min(i + 1, args.size())), args.end());
     for (const auto& c : k_commands) {
         if (name != c.name)

@@ -36,10 +36,14 @@ int run_config(const char* real_git, const struct Call* call, const char* const*
 // Whether `call` is one the full binary guards: a form that may destroy work of a command
 // the table in commands.c judges in the shim (worktree remove|prune|add, reset --hard,
 // clean, read-tree -u --reset, checkout-index -f, stash, …), each read by git's option
-// rules (options.c); or a command that writes refs while the caller's own configuration
-// switches hooks off (guarded.h, call_switches_hooks). Errs towards yes: a call forwarded
-// for nothing costs the full binary's start; one missed costs the work.
+// rules (options.c). Errs towards yes: a call forwarded for nothing costs the full
+// binary's start; one missed costs the work.
 int is_guarded_call(const struct Call* call);
+
+// Whether `call` may move a branch or HEAD (a ref the hook judges): the shim then asks git
+// whether our hook is the one git will run (gate.h, listing_names_hooks), and forwards
+// the call when it may not be (DESIGN §0.7: git's resolution, not a string in `-c`).
+int writes_judged_refs(const struct Call* call);
 
 // Whether `call` is an in-place destroyer (is_guarded_call minus worktree commands).
 int is_in_place(const struct Call* call);

@@ -31,7 +31,8 @@ static const char* last_enabled(size_t size, int* valued)
 
 int guard_enabled(const char* real_git, const struct Call* call)
 {
-    static const char* const rest[] = {"-z", "--get-regexp", "^(guard|hook)\\.|^remote\\..*\\.(mirror|fetch)$", NULL};
+    static const char* const rest[] = {"-z", "--get-regexp",
+                                       "^(guard|hook)\\.|^remote\\..*\\.(mirror|fetch)$|^core\\.hookspath$", NULL};
     size_t got = 0;
     int status = run_config(real_git, call, rest, s_config, sizeof s_config - 1, &got);
     if (status != 0 && status != 1)
@@ -53,6 +54,19 @@ int guard_enabled(const char* real_git, const struct Call* call)
     return -1;
 }
 
+
+int listing_names_hooks(void)
+{
+    if (s_config_size < 0)
+        return 1; // not read whole: the full binary asks git
+    for (ssize_t at = 0; at < s_config_size; at += (ssize_t)strlen(s_config + at) + 1) {
+        const char* key = s_config + at;
+        if (strncmp(key, "hook.", 5) == 0 ||
+            (strncmp(key, "core.hookspath", 14) == 0 && (key[14] == '\n' || !key[14])))
+            return 1;
+    }
+    return 0;
+}
 
 const char* config_listing(ssize_t* size)
 {

@@ -15,6 +15,13 @@
 // then, as it always has. Answered here, an unguarded repository never pays for its start.
 int guard_enabled(const char* real_git, const struct Call* call);
 
+// Whether git's listing, as guard_enabled read it with the caller's options, environment,
+// every config file and include git reads, sets core.hooksPath or any hook.* key (or was
+// not read whole): git may then run another hooks directory than the one install put our
+// hook in, or none (hook.<event>.enabled=false, git >= 2.54). The full binary then asks
+// git where its hooks are and puts ours back when it is not the one in effect.
+int listing_names_hooks(void);
+
 // The listing guard_enabled read ("key\nvalue\0" or "key\0" each, `*size` bytes) when it
 // read it whole and took the answer from it; NULL when the full binary must read it.
 const char* config_listing(ssize_t* size);

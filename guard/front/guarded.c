@@ -238,34 +238,6 @@ int worktree_may_destroy(const struct Call* call)
 }
 
 // `key` (as git compares config keys: case-insensitive) is core.hooksPath or a hook.* key.
-static int names_hooks(const char* text)
-{
-    for (const char* at = text; *at; ++at)
-        if (strncasecmp(at, "core.hookspath", 14) == 0 || strncasecmp(at, "hook.", 5) == 0)
-            return 1;
-    return 0;
-}
-
-int call_switches_hooks(const struct Call* call)
-{
-    for (int i = 0; i < call->nglobals; ++i)
-        if (names_hooks(call->globals[i]))
-            return 1;
-    const char* params = getenv("GIT_CONFIG_PARAMETERS");
-    if (params && names_hooks(params))
-        return 1;
-    const char* count = getenv("GIT_CONFIG_COUNT");
-    long n = count ? strtol(count, NULL, 10) : 0;
-    for (long i = 0; i < n && i < 100000; ++i) {
-        char name[32];
-        snprintf(name, sizeof name, "GIT_CONFIG_KEY_%ld", i);
-        const char* key = getenv(name);
-        if (key && names_hooks(key))
-            return 1;
-    }
-    return 0;
-}
-
 int is_in_place(const struct Call* call)
 {
     if (call->stop >= 0 || call->nwords == 0 || is(call->words[0], "worktree"))
@@ -303,18 +275,21 @@ static int lists_only(const struct Call* call)
     return list;
 }
 
-// Also forwarded: a command that may move a branch or HEAD (the hook's, the shim's, or its
-// children's) run with the caller's hooks switched off (DESIGN §2.4): the full binary puts
-// our hook back, alone. Tags, notes, remote-tracking refs and packing are no one's work.
 int is_guarded_call(const struct Call* call)
 {
     if (call->stop >= 0 || call->nwords == 0)
         return 0;
     const struct GitCommand* command = find_command(call->words[0]);
-    if (!command)
+    return command && command->may_destroy && command->may_destroy(call);
+}
+
+// A command that may move a branch or HEAD (the hook's, the shim's, or its children's).
+// Tags, notes, remote-tracking refs and packing are no one's work.
+int writes_judged_refs(const struct Call* call)
+{
+    if (call->stop >= 0 || call->nwords == 0)
         return 0;
-    if (command->may_destroy && command->may_destroy(call))
-        return 1;
-    return (command->writes & writes_refs) && command->guard != guard_none && command->guard != guard_limit &&
-           call_switches_hooks(call) && !lists_only(call);
+    const struct GitCommand* command = find_command(call->words[0]);
+    return command && (command->writes & writes_refs) && command->guard != guard_none &&
+           command->guard != guard_limit && !lists_only(call);
 }

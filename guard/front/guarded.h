@@ -22,10 +22,6 @@ GUARD_OPTIONS(stash_push);
 GUARD_OPTIONS(worktree_prune);
 GUARD_OPTIONS(mv);
 
-// Whether the caller's configuration for this call (its `-c`, `--config-env`, and the
-// GIT_CONFIG_PARAMETERS / GIT_CONFIG_COUNT environment git reads) names core.hooksPath
-// or a `hook.*` key: hooks may be off, and our reference-transaction hook with them.
-int call_switches_hooks(const struct Call* call);
 
 // The per-command judges of the table in commands.c: whether `call` may destroy work.
 int reset_may_destroy(const struct Call* call);

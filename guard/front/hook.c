@@ -165,6 +165,9 @@ static void hand_dirs(void)
     if (find_dirs() && realpath(repo_git_dir(), git_dir) && realpath(repo_common(), common)) {
         setenv("GIT_GUARD_HOOK_GIT_DIR", git_dir, 1);
         setenv("GIT_GUARD_HOOK_COMMON_DIR", common, 1);
+    } else { // a caller's own values would name another repository: the full binary asks git
+        unsetenv("GIT_GUARD_HOOK_GIT_DIR");
+        unsetenv("GIT_GUARD_HOOK_COMMON_DIR");
     }
 }
 

@@ -127,7 +127,7 @@ static int find_full(const char* argv0, char* full, size_t size)
 //       [--guard-config=<C> <entries…>] -- <argv[1..]>
 // argv[0] "git" selects the shim mode; the full binary takes the parse as it is. N is 2
 // when git has said guard.enabled is true here, 1 when the full binary must ask itself;
-// `,hooks-off`: the caller's own configuration names core.hooksPath or a hook.* key.
+// `,hooks-off`: git's configuration for this call sets core.hooksPath or a hook.* key.
 // `--guard-config`: git's listing of the repository's guard.* keys (s_config), one
 // "key\nvalue" (or "key") word each, when it was read whole here.
 static int forward(int argc, char** argv, const struct Call* call, int enabled)
@@ -155,7 +155,7 @@ static int forward(int argc, char** argv, const struct Call* call, int enabled)
         return 128;
     int n = 0;
     out[n++] = (char*)"git";
-    int hooks = call_switches_hooks(call);
+    int hooks = listing_names_hooks();
     out[n++] = (char*)(enabled == 1 ? (hooks ? "--guard-call=2,hooks-off" : "--guard-call=2")
                                     : (hooks ? "--guard-call=1,hooks-off" : "--guard-call=1"));
     out[n++] = real;
@@ -255,10 +255,16 @@ int main(int argc, char** argv)
     if (have_real)
         set_exec_path(&call, real, ours);
     mark_handled(&call);
-    if (parsed == 0 && !step && is_guarded_call(&call)) {
-        int enabled = guard_enabled(s_real_git, &call);
-        if (enabled != 0)
-            return forward(argc, argv, &call, enabled);
+    unsetenv("GIT_GUARD_CONFIG"); // only the full binary hands a listing down, bound to git's pid
+    if (parsed == 0 && !step) {
+        // A destroyer goes to the full binary in a guarded repository; a ref-writing call
+        // only when git's configuration for it may run another hooks directory than ours.
+        int destroys = is_guarded_call(&call);
+        if (destroys || writes_judged_refs(&call)) {
+            int enabled = guard_enabled(s_real_git, &call);
+            if (enabled != 0 && (destroys || listing_names_hooks()))
+                return forward(argc, argv, &call, enabled);
+        }
     }
     return run_real_git(argv);
 }

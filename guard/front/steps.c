@@ -7,16 +7,64 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char* const k_git_steps[][6] = {
-    {"reset", "--hard", "-q", "--no-recurse-submodules", NULL}, // stash push
-    {"reset", "--hard", "--no-recurse-submodules", NULL},       // worktree add
-    {"clean", "--force", "--quiet", "-d", ":/", NULL},          // stash push -u/-a
-    {"checkout", "--no-overlay", NULL},                         // stash push --keep-index, -p
-    {"reset", "--merge", NULL},                                 // sequencer rollback
-    {"checkout", "-f", "-q", NULL},                             // submodule add
-    {"checkout", "-q", NULL},                                   // submodule update, bisect
-    {"checkout", "--ignore-other-worktrees", NULL},             // bisect
+// Each row is git's whole command line for one of its steps (git's builtin/stash.c,
+// worktree.c, sequencer.c, submodule--helper.c, bisect.c; the same in 2.39 and master),
+// matched word for word and to its end. Operands are placeholders: k_oid a full object id
+// in hex, k_word one word that is no option, k_paths one or more words to the end. A form
+// a user can type just as well and that destroys work (`reset --merge` with no commit,
+// `checkout -f -q` of `submodule add --force`, `checkout -q -f <oid>` of `submodule update
+// --force`) has no row: it is judged, and a save costs one ref where there was work.
+#define k_oid "\x01oid"
+#define k_word "\x01word"
+#define k_paths "\x01paths"
+static const char* const k_git_steps[][8] = {
+    {"reset", "--hard", "-q", "--no-recurse-submodules", NULL},               // stash push
+    {"reset", "--hard", "--no-recurse-submodules", NULL},                     // worktree add
+    {"reset", "--hard", "--no-recurse-submodules", "--quiet", NULL},          // worktree add -q
+    {"clean", "--force", "--quiet", "-d", ":/", NULL},                        // stash push -u
+    {"clean", "--force", "--quiet", "-d", ":/", "-x", NULL},                  // stash push -a
+    {"checkout", "--no-overlay", k_oid, "--", k_paths, NULL},                 // stash --keep-index
+    {"reset", "--merge", k_oid, NULL},                                        // sequencer rollback
+    {"checkout", "-q", k_oid, NULL},                                          // submodule update
+    {"checkout", "-q", k_oid, "--", NULL},                                    // bisect
+    {"checkout", k_word, "--", NULL},                                         // bisect start, reset
+    {"checkout", "--ignore-other-worktrees", k_word, "--", NULL},             // bisect reset
+    {"checkout", "--ignore-other-worktrees", "--quiet", k_word, "--", NULL},  // bisect reset -q
 };
+
+static int is_full_oid(const char* word)
+{
+    size_t n = strlen(word);
+    if (n != 40 && n != 64)
+        return 0;
+    for (const char* c = word; *c; ++c)
+        if (!((*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'f')))
+            return 0;
+    return 1;
+}
+
+// Whether `word` fills the row's slot `want`.
+static int fills(const char* want, const char* word)
+{
+    if (strcmp(want, k_oid) == 0)
+        return is_full_oid(word);
+    if (strcmp(want, k_word) == 0)
+        return word[0] && word[0] != '-';
+    return strcmp(want, word) == 0;
+}
+
+// Whether `call`'s words are exactly `row`, to the last word.
+static int matches_row(const char* const* row, const struct Call* call)
+{
+    int i = 0;
+    for (; row[i]; ++i) {
+        if (strcmp(row[i], k_paths) == 0)
+            return i < call->nwords; // one or more operands, whatever they are
+        if (i >= call->nwords || !fills(row[i], call->words[i]))
+            return 0;
+    }
+    return i == call->nwords;
+}
 
 static unsigned long long words_hash(const struct Call* call)
 {
@@ -32,16 +80,10 @@ static unsigned long long words_hash(const struct Call* call)
 
 static int is_step_shape(const struct Call* call)
 {
-    for (size_t s = 0; s < sizeof k_git_steps / sizeof *k_git_steps; ++s) {
-        int i = 0;
-        while (k_git_steps[s][i] && i < call->nwords && strcmp(call->words[i], k_git_steps[s][i]) == 0)
-            ++i;
-        if (!k_git_steps[s][i])
+    for (size_t s = 0; s < sizeof k_git_steps / sizeof *k_git_steps; ++s)
+        if (matches_row(k_git_steps[s], call))
             return 1;
-    }
-    // bisect's `checkout <commit> --`
-    return call->nwords == 3 && strcmp(call->words[0], "checkout") == 0 &&
-           strcmp(call->words[2], "--") == 0;
+    return 0;
 }
 
 int is_git_step(const struct Call* call)

@@ -3,11 +3,13 @@
 
 #include "guard/git/bounded.hpp"
 #include "guard/git/git.hpp"
+#include "guard/git/process.hpp"
 
 #include <cstdlib>
 #include <map>
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace fs = std::filesystem;
 
@@ -56,14 +58,34 @@ constexpr const char* k_handed = "GIT_GUARD_CONFIG";
 
 // What binds a handed listing to one reading of `git_dir`: the directory itself (resolved,
 // as the hook's front end resolves it), its config files' stamp and the `-c` git passes on.
-std::string handoff_binding(const fs::path& git_dir)
+std::string handoff_binding(const fs::path& git_dir, const std::string& identity)
 {
     std::error_code ec;
     fs::path dir = fs::canonical(git_dir, ec);
-    if (ec)
+    if (ec || identity.empty())
         return "";
     const char* params = std::getenv("GIT_CONFIG_PARAMETERS");
-    return dir.string() + '\0' + config_stamp(dir) + '\0' + (params ? params : "") + std::string(1, '\0');
+    return identity + '\0' + dir.string() + '\0' + config_stamp(dir) + '\0' + (params ? params : "") +
+           std::string(1, '\0');
+}
+
+std::string& accepted_sender()
+{
+    static std::string identity;
+    return identity;
+}
+
+// Whether `entries` may stand in for git's answer: only when they cannot weaken the guard.
+bool strengthens_only(const ConfigEntries& entries)
+{
+    std::string enabled;
+    for (const auto& [key, value] : entries) {
+        if (key == "guard.enabled")
+            enabled = value;
+        if (key == "guard.baseref" || key == "guard.exclude")
+            return false;
+    }
+    return enabled == "true";
 }
 
 // The environment holds no NUL: '%' and NUL are written as %25 and %00.
@@ -94,14 +116,16 @@ std::string unescape_nul(const std::string& text)
 std::optional<ConfigEntries> handed_config(const fs::path& git_dir)
 {
     const char* handed = std::getenv(k_handed);
-    if (!handed || !*handed)
+    if (!handed || !*handed || accepted_sender().empty())
         return std::nullopt;
-    std::string text = unescape_nul(handed), binding = handoff_binding(git_dir);
+    std::string text = unescape_nul(handed), binding = handoff_binding(git_dir, accepted_sender());
     if (binding.empty() || !text.starts_with(binding))
         return std::nullopt;
     ConfigEntries entries;
     for (const auto& word : split(text.substr(binding.size())))
         entries.push_back(config_entry(word));
+    if (!strengthens_only(entries))
+        return std::nullopt;
     return entries;
 }
 
@@ -132,7 +156,7 @@ const ConfigEntries& guard_config(const fs::path& git_dir, Deadline deadline)
         return it->second.entries;
     if (auto handed = handed_config(git_dir))
         return (cache[git_dir] = {stamp, std::move(*handed)}).entries;
-    RunResult r = ask(git_dir, {"config", "-z", "--get-regexp", "^(guard|hook)\\.|^remote\\..*\\.(mirror|fetch)$"},
+    RunResult r = ask(git_dir, {"config", "-z", "--get-regexp", "^(guard|hook)\\.|^remote\\..*\\.(mirror|fetch)$|^core\\.hookspath$"},
                       deadline);
     // Nothing listed when git cannot read them: every key reads as unset, as from git.
     ConfigEntries entries;
@@ -152,9 +176,11 @@ void remember_config(const fs::path& git_dir, ConfigEntries entries)
     config_cache()[git_dir] = {config_stamp(git_dir), std::move(entries)};
 }
 
+void accept_handoff_from(std::string identity) { accepted_sender() = std::move(identity); }
+
 void hand_config_down(const fs::path& git_dir, const ConfigEntries& entries)
 {
-    std::string binding = handoff_binding(git_dir);
+    std::string binding = handoff_binding(git_dir, process_identity(::getpid()));
     std::string text = binding;
     for (const auto& [key, value] : entries)
         text += key + "\n" + value + std::string(1, '\0');

@@ -52,6 +52,13 @@ void remember_config(const std::filesystem::path& git_dir, ConfigEntries entries
 // makes the hook ask). Nothing is handed when the listing is too large for the environment.
 void hand_config_down(const std::filesystem::path& git_dir, const ConfigEntries& entries);
 
+// Lets guard_config take a listing handed down by the process `identity` (process_identity
+// of the git that runs the hook: the shim's full binary handed it and exec'd that git, so
+// they share a pid and start time). Without this call no handed listing is ever taken. A
+// listing that would weaken the guard (guard.enabled not "true", a guard.baseRef or
+// guard.exclude entry) is never taken either: git is asked (DESIGN §2.4, §0.7).
+void accept_handoff_from(std::string identity);
+
 // git's reading of `key` (as guard_config lists it, with its last value `raw`) as
 // `type` ("bool" or "int"): "true", "false" and plain decimal numbers read as they are,
 // anything else (valueless, `yes`, `1k`, a bad value) is asked of git with --type.

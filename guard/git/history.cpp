@@ -67,6 +67,12 @@ bool may_hold_own_refs(const fs::path& admin)
 
 } // namespace
 
+bool guards_commits(const RefValue& ref)
+{
+    return ref.name == "HEAD" || ref.name.starts_with("refs/heads/") ||
+           ref.name.starts_with("refs/remotes/") || ref.name.starts_with("refs/stranded/");
+}
+
 std::vector<RefValue> list_refs(const fs::path& common, const std::vector<Worktree>& trees, RefListing* listing)
 {
     std::vector<RefValue> refs;

@@ -23,6 +23,12 @@ struct RefValue {
     std::string tree;
 };
 
+// Whether `ref` keeps commits safe as the guard sees it: a branch, a save, a
+// remote-tracking ref or a HEAD. Only these hold a commit when a deletion is judged
+// (DESIGN §0.7): a tag, a note, a replace ref, the stash or another tree's own refs can go
+// unjudged (`git tag -d`), so a commit they alone hold counts as at risk.
+bool guards_commits(const RefValue& ref);
+
 // Every ref of the repository at `common`, in every namespace, with each
 // worktree's per-worktree refs and detached HEAD (read through that tree's own
 // git dir, so the tree's directory need not exist). Throws Error when git

@@ -75,4 +75,8 @@ const std::string& real_git();
 // The absolute path of the running executable.
 std::string self_path();
 
+// Process `pid`'s identity: "<pid> <start time in clock ticks since boot>" from /proc, which
+// tells it apart from any later process given the same pid; "" when it cannot be read.
+std::string process_identity(long pid);
+
 } // namespace guard

@@ -42,17 +42,36 @@ std::vector<std::string> PublishedCheck::candidates(const std::string& branch)
                 m_upstreams[line.substr(0, sp)] = line.substr(sp + 1);
     }
     std::vector<std::string> picked;
-    if (auto up = m_upstreams.find(branch); !branch.empty() && up != m_upstreams.end())
+    if (auto up = m_upstreams.find(branch); !branch.empty() && up != m_upstreams.end() && !m_excluded.count(up->second))
         picked.push_back(up->second);
     // refs/remotes/*/HEAD is symbolic: listed here by name, resolved by git.
     for (const auto& name : m_remotes) {
         auto slash = name.find('/', 13);
         auto tail = slash == std::string::npos ? "" : name.substr(slash + 1);
-        if (tail == "HEAD" || (!branch.empty() && tail == branch))
+        if ((tail == "HEAD" || (!branch.empty() && tail == branch)) && !m_excluded.count(name))
             picked.push_back(name);
     }
-    picked.insert(picked.end(), m_bases.begin(), m_bases.end());
+    for (const auto& base : m_bases)
+        if (!may_name_excluded(base))
+            picked.push_back(base);
     return picked;
+}
+
+// Whether git could read `base` as one of the excluded refs. Asked without a process, so
+// it errs towards yes (a base left out only means the tip is saved): every place git's
+// lookup tries for a name, and HEAD (or `@`) for any branch, since it may point at one.
+bool PublishedCheck::may_name_excluded(const std::string& base) const
+{
+    for (const auto& ref : m_excluded) {
+        if ((base == "HEAD" || base == "@") && ref.starts_with("refs/heads/"))
+            return true;
+        for (const char* prefix : {"", "refs/", "refs/tags/", "refs/heads/", "refs/remotes/"})
+            if (ref == prefix + base)
+                return true;
+        if (ref == "refs/remotes/" + base + "/HEAD")
+            return true;
+    }
+    return false;
 }
 
 // An empty bare repository that borrows our objects through alternates: it has

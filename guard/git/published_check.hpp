@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,10 @@ public:
     std::vector<std::string> candidates(const std::string& branch);
     // The remotes and upstreams candidates() would list, listed already (list_refs).
     void seed(RefListing listing);
+    // Refs (full names) that the transaction being judged deletes or moves: none of them is
+    // a candidate, nor is a guard.baseRef that may name one (DESIGN §0.7: a branch is
+    // never published against itself).
+    void exclude(std::set<std::string> refs) { m_excluded = std::move(refs); }
     // `git merge-tree --write-tree --stdin --name-only --no-messages` of `lines` ("<U> <tip>"
     // a line), run as merges_cleanly runs one merge; nullopt when it cannot be run.
     std::optional<RunResult> merge_all(const std::string& lines);
@@ -37,10 +42,12 @@ private:
     bool make_scratch();
     std::vector<std::string> merge_args() const;
     bool merges_cleanly(const std::string& tip, const std::string& u);
+    bool may_name_excluded(const std::string& base) const;
     Git m_git;
     std::vector<std::string> m_bases;
     std::vector<std::string> m_remotes;  // refs/remotes/*, listed once
     std::map<std::string, std::string> m_upstreams; // branch -> its upstream, listed once
+    std::set<std::string> m_excluded;
     std::string m_empty_tree;
     bool m_listed = false;
     std::filesystem::path m_scratch; // an attribute-free repository borrowing our objects

@@ -5,6 +5,9 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <sstream>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -60,6 +63,18 @@ std::string find_real_git()
             return diverted;
     }
     throw Error("no real git found on PATH (only the git-guard shim); set GIT_GUARD_REAL_GIT");
+}
+
+std::string process_identity(long pid)
+{
+    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    auto close = text.rfind(')');
+    if (close == std::string::npos)
+        return "";
+    std::istringstream rest(text.substr(close + 2));
+    std::vector<std::string> fields{std::istream_iterator<std::string>(rest), {}};
+    return fields.size() > 19 ? std::to_string(pid) + " " + fields[19] : ""; // fields[0] is field 3
 }
 
 } // namespace guard

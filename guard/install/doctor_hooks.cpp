@@ -96,7 +96,11 @@ void hook_checks(std::vector<Check>& checks, const Patient& p)
     if (shared && text.find(hook_marker("reference-transaction")) == std::string::npos)
         checks.push_back(failed(
             "hooks_path",
-            where + ": git runs hooks from there, not from this repository's hooks directory",
+            where + ": git runs hooks from there, not from this repository's hooks directory" +
+                (p.site.top.empty()
+                     ? "; this hub is unguarded for pushes from this user (receive-pack reads the same config)"
+                     : "; a git called through the shim gets git-guard's hook back, a git called by "
+                       "absolute path, a push into this repository and the hook-less tools do not"),
             "remove it (git config --" + hooks.scope +
                 " --unset core.hooksPath), or guard "
                 "every repository of the user with 'git guard install --force'"));

@@ -56,7 +56,7 @@ std::vector<std::string> holders(const std::vector<RefValue>& refs, const RefTra
     std::vector<std::string> hide;
     for (const auto& ref : refs) {
         bool mine = ref.tree.empty() || absolute_path(ref.tree).string() == own_tree;
-        if (!(mine && deleted.count(ref.name)))
+        if (guards_commits(ref) && !(mine && deleted.count(ref.name)))
             hide.push_back(ref.oid);
     }
     for (const auto& w : tx.written)
@@ -144,6 +144,10 @@ std::vector<BranchVerdict> judge_deletions(const fs::path& git_dir, const RefTra
     PublishedCheck published(common, settings);
     if (listed)
         published.seed(std::move(seen->listing));
+    std::set<std::string> changing(tx.other_deleted.begin(), tx.other_deleted.end());
+    for (const auto& d : tx.deletions)
+        changing.insert(d.ref);
+    published.exclude(std::move(changing));
     for (auto& v : verdicts) {
         if (v.commits.empty())
             continue;

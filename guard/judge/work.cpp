@@ -4,7 +4,7 @@
 #include "guard/base/pattern.hpp"
 #include "guard/git/git.hpp"
 
-#include "guard/judge/deletions.hpp"
+#include "guard/judge/head_reflog.hpp"
 #include "guard/judge/tree_state.hpp"
 
 #include <spdlog/spdlog.h>
@@ -61,12 +61,14 @@ void collect_commits(const fs::path& common, const Worktree& tree, const Setting
         std::vector<std::pair<std::string, std::string>> own_refs;
         if (w.head)
             tips.push_back(*w.head);
+        std::vector<std::string> logged = w.head ? head_reflog(tree) : std::vector<std::string>{};
+        tips.insert(tips.end(), logged.begin(), logged.end());
         for (const auto& r : refs) {
             bool mine = !r.tree.empty() && absolute_path(r.tree).string() == own;
             if (mine && r.name != "HEAD") {
                 tips.push_back(r.oid);
                 own_refs.emplace_back(r.oid, r.name);
-            } else if (!mine) {
+            } else if (!mine && guards_commits(r)) {
                 hide.push_back(r.oid);
             }
         }
@@ -86,6 +88,13 @@ void collect_commits(const fs::path& common, const Worktree& tree, const Setting
             if (!unique[oid].empty() && !published(oid, "")) {
                 take(oid);
                 w.own_refs.emplace_back(oid, name);
+            }
+        // What only the reflog names, unless published or its content is in HEAD (a
+        // rebase's or an amend's old commits that only added to what HEAD has).
+        for (const auto& tip : reflog_tips(logged, w.head.value_or(""), unique))
+            if (!published(tip, "") && !(w.head && published.contained(tip, *w.head))) {
+                take(tip);
+                w.reflog.push_back(tip);
             }
     } catch (const Error& e) {
         spdlog::warn("cannot tell which commits only {} holds, saving HEAD: {}", w.path, e.what());

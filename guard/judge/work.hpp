@@ -49,6 +49,7 @@ struct Work {
     std::vector<std::string> hidden;   // skip-worktree / assume-unchanged edits (status hides them)
     std::vector<std::string> unmerged; // paths with conflict stages in the index
     std::vector<std::pair<std::string, std::string>> own_refs; // per-worktree refs at risk: id, name
+    std::vector<std::string> reflog;   // commits only its HEAD reflog names (head_reflog.hpp)
     std::string git_dir;               // the tree's own git dir ("" for a branch)
     std::string root;                  // where its files are ("" = path; a tree moved aside)
     std::string note;                  // said to the user, never a reason to refuse

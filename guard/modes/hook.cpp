@@ -256,6 +256,9 @@ int run_hook(const std::vector<std::string>& args)
         if (only_fast_forwards(in.tx))
             return 0;
         auto [git_dir, common] = repository_dirs();
+        // The shim's listing is taken only from the git it exec'd (config.hpp): one a
+        // caller put in the environment names another process and is never read.
+        accept_handoff_from(git_identity());
         HookSettings h = hook_settings(git_dir);
         if (!h.settings.enabled)
             return 0;

@@ -65,28 +65,22 @@ bool runs_branch_move(const std::vector<std::string>& argv, const std::string& r
     return move && !last.empty() && ref != "refs/heads/" + last;
 }
 
-// git's pid and start time: our parent, or the front end's parent when it forked us.
+} // namespace
+
 std::string git_identity()
 {
-    auto stat_of = [](long pid) {
-        std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-        std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-        std::istringstream rest(text.substr(text.rfind(')') + 2));
-        std::vector<std::string> fields{std::istream_iterator<std::string>(rest), {}};
-        return fields; // fields[0] is field 3 (state)
-    };
     long pid = ::getppid();
     auto name = command_line(pid);
     if (!name.empty() && (fs::path(name[0]).filename() == "git-guard-hook" ||
                           fs::path(name[0]).filename() == "reference-transaction")) {
-        auto f = stat_of(pid);
-        pid = f.size() > 1 ? std::stol(f[1]) : 0;
+        std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+        std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+        std::istringstream rest(text.substr(text.rfind(')') + 1));
+        std::string state;
+        rest >> state >> pid;
     }
-    auto f = stat_of(pid);
-    return f.size() > 19 ? std::to_string(pid) + " " + f[19] : "";
+    return process_identity(pid);
 }
-
-} // namespace
 
 // `git branch -m` (2.39 and 2.55) shows the hook only the old name's deletion. git has
 // parked the old name's reflog at logs/refs/.tmp-renamed-log for the rename's

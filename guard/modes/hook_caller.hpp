@@ -21,4 +21,7 @@ bool is_rename(const std::filesystem::path& common, const std::string& ref, cons
 // again for each loose ref of a branch -D. A killed run leaves at most a stray temporary.
 void record_judged(const std::filesystem::path& common, const RefTransaction& tx);
 
+// The identity (process_identity) of the git that runs this hook; "" when unreadable.
+std::string git_identity();
+
 } // namespace guard

@@ -32,7 +32,8 @@ namespace guard {
 namespace {
 
 // Whether git, with the caller's configuration, runs our reference-transaction hook (in
-// the hooks directory git named with the call's site).
+// the hooks directory git named with the call's site). hook.<event>.enabled=false (git
+// >= 2.54) switches off the event's configured hooks only, never a hooks-directory hook.
 bool our_hook_runs(const GitCall&, const Site& site)
 {
     return !site.hooks.empty() && guard_hook_runs(site.hooks, site.top);

@@ -172,6 +172,10 @@ SavePlan plan_save(const Git& git, const Work& w, const Staged& st, const std::s
         plan.parents_after.push_back(oid);
         m += "Stranded-Ref: " + oid + " " + name + "\n";
     }
+    for (const auto& oid : w.reflog) {
+        plan.parents_after.push_back(oid);
+        m += "Stranded-Reflog: " + oid + "\n";
+    }
     return plan;
 }
 

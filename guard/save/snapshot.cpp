@@ -95,7 +95,7 @@ std::optional<Saved> save_work(const fs::path& common, const Work& w, const std:
     Git store(common);
     fs::path root = w.root.empty() ? w.path : w.root;
     bool uncommitted = w.has_uncommitted() || !w.nested.empty();
-    if (!uncommitted && w.own_refs.empty()) {
+    if (!uncommitted && w.own_refs.empty() && w.reflog.empty()) {
         if (!w.head || w.commits.empty())
             return std::nullopt;
         Saved s = point_at(common, name, *w.head, options);

@@ -29,7 +29,7 @@ static const char* last_enabled(size_t size, int* valued)
     return found;
 }
 
-int guard_enabled(const char* real_git, const struct Call* call)
+int guard_enabled(const char* real_git, const struct Call* call, int enclosing)
 {
     static const char* const rest[] = {"-z", "--get-regexp",
                                        "^(guard|hook)\\.|^remote\\..*\\.(mirror|fetch)$|^core\\.hookspath$", NULL};
@@ -44,7 +44,7 @@ int guard_enabled(const char* real_git, const struct Call* call)
     int valued = 0;
     const char* entry = last_enabled(got, &valued);
     if (!*entry) // unset here: a submodule or nested repository inherits (enclosing.c)
-        return enclosing_guarded(real_git, call);
+        return enclosing ? enclosing_guarded(real_git, call) : 0;
     const char* value = entry + strlen("guard.enabled") + 1;
     if (valued && strcmp(value, "true") == 0)
         return 1;

@@ -13,7 +13,10 @@
 // when git could not answer (an option this git does not know, a bad -C) or the value is
 // one only git's typing reads (`yes`, `on`, a valueless key): the full binary decides
 // then, as it always has. Answered here, an unguarded repository never pays for its start.
-int guard_enabled(const char* real_git, const struct Call* call);
+// Without `enclosing`, a repository where guard.enabled is unset reads as unguarded without
+// asking about an enclosing one (a ref writer's question: no hook of ours is installed in a
+// submodule or nested repository, so there is none to be switched off).
+int guard_enabled(const char* real_git, const struct Call* call, int enclosing);
 
 // Whether git's listing, as guard_enabled read it with the caller's options, environment,
 // every config file and include git reads, sets core.hooksPath or any hook.* key (or was

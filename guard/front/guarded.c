@@ -283,12 +283,20 @@ int is_guarded_call(const struct Call* call)
     return command && command->may_destroy && command->may_destroy(call);
 }
 
-// A command that may move a branch or HEAD (the hook's, the shim's, or its children's).
-// Tags, notes, remote-tracking refs and packing are no one's work.
+// A command that may move a branch or HEAD itself (the hook judges it). Tags, notes,
+// remote-tracking refs and packing are no one's work; a command whose branch moves are
+// its git children's (bisect, submodule, gui) or the receiving repository's (push) asks
+// nothing here: those calls ask for themselves. gc and maintenance move no branch (their
+// ref packing runs through packs_refs, their pruning through the sweep).
 int writes_judged_refs(const struct Call* call)
 {
+    static const char* const k_moves_none[] = {"gc", "maintenance", "pack-refs", "refs", "push", "bisect",
+                                               "bisect--helper", "gui", "submodule", "submodule--helper"};
     if (call->stop >= 0 || call->nwords == 0)
         return 0;
+    for (size_t i = 0; i < sizeof k_moves_none / sizeof *k_moves_none; ++i)
+        if (is(call->words[0], k_moves_none[i]))
+            return 0;
     const struct GitCommand* command = find_command(call->words[0]);
     return command && (command->writes & writes_refs) && command->guard != guard_none &&
            command->guard != guard_limit && !lists_only(call);

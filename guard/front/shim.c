@@ -261,7 +261,7 @@ int main(int argc, char** argv)
         // only when git's configuration for it may run another hooks directory than ours.
         int destroys = is_guarded_call(&call);
         if (destroys || writes_judged_refs(&call)) {
-            int enabled = guard_enabled(s_real_git, &call);
+            int enabled = guard_enabled(s_real_git, &call, destroys);
             if (enabled != 0 && (destroys || listing_names_hooks()))
                 return forward(argc, argv, &call, enabled);
         }

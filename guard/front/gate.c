@@ -61,6 +61,8 @@ int listing_names_hooks(void)
         return 1; // not read whole: the full binary asks git
     for (ssize_t at = 0; at < s_config_size; at += (ssize_t)strlen(s_config + at) + 1) {
         const char* key = s_config + at;
+        if (strncmp(key, "hook.git-guard.event\n", 21) == 0 || strncmp(key, "hook.git-guard.command\n", 23) == 0)
+            continue; // ours, as install registers it in a hub (install.cpp)
         if (strncmp(key, "hook.", 5) == 0 ||
             (strncmp(key, "core.hookspath", 14) == 0 && (key[14] == '\n' || !key[14])))
             return 1;

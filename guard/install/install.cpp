@@ -7,6 +7,7 @@
 #include "guard/install/install_parts.hpp"
 
 #include "guard/base/error.hpp"
+#include "guard/install/hookdir.hpp"
 #include "guard/install/managers.hpp"
 #include "guard/install/privacy.hpp"
 #include "guard/install/shimlink.hpp"
@@ -116,6 +117,20 @@ void check_git(Installation& ctx, const InstallOptions& options)
     if (!options.force)
         throw Error(lost + ". Upgrade git, or run 'git guard install --force' to accept that");
     ctx.say("warning: " + lost);
+}
+
+// A bare hub on git >= 2.54 also runs our hook as a configured hook (`hook.git-guard.*`):
+// a pusher's GIT_CONFIG_GLOBAL and ~/.gitconfig reach the hub's receive-pack, and a
+// core.hooksPath there switches the hooks directory off, never a configured hook. Both run
+// for one transaction: the second finds it judged (front/hook.c, already_judged). Only in
+// hubs: elsewhere the shim asks git which hook runs, and a second run costs every update.
+void register_configured_hook(Installation& ctx)
+{
+    auto [major, minor] = git_version(ctx.git);
+    if (!ctx.site.top.empty() || major < 2 || (major == 2 && minor < 54))
+        return;
+    set_config(ctx, "hook.git-guard.event", "reference-transaction");
+    set_config(ctx, "hook.git-guard.command", front_end(k_hook_front).string());
 }
 
 // `git gc` and `maintenance run` run `git worktree prune` themselves. Through the shim
@@ -239,6 +254,7 @@ InstallReport install(const Site& here, const InstallOptions& options)
     set_config(ctx, "guard.enabled", "true");
     keep_gc_from_pruning(ctx);
     hide_saves(ctx);
+    register_configured_hook(ctx);
     if (options.lock_worktrees) {
         set_config(ctx, "guard.lockWorktrees", "true");
         lock_worktrees(ctx);

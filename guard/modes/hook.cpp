@@ -164,8 +164,8 @@ int guard_transaction(const fs::path& git_dir, const fs::path& common, Input& in
     size_t unchecked = 0;
     std::vector<const BranchVerdict*> kept;
     for (const auto& v : verdicts) {
-        if (!v.note.empty())
-            std::fprintf(stderr, "git-guard: note: %s\n", v.note.c_str());
+        if (!v.note.empty()) // nothing was saved: git's words alone on stderr (DESIGN §2.5)
+            spdlog::info("{}", v.note);
         if (v.commits.empty())
             continue;
         unchecked += v.unchecked;

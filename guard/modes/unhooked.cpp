@@ -132,7 +132,7 @@ bool our_hook_alone(const GitCall& call, const Site& site)
     if (site.hooks.empty() || !call.config)
         return false;
     for (const auto& [key, value] : *call.config)
-        if (key.starts_with("hook."))
+        if (key.starts_with("hook.") && key != "hook.git-guard.event" && key != "hook.git-guard.command")
             return false;
     fs::path hook = site.hooks / name;
     std::error_code ec;
@@ -153,7 +153,10 @@ std::optional<std::vector<std::string>> packing_argv(const GitCall& call)
     if (site.common.empty() || (!call.hooks_off && !our_hook_alone(call, site)))
         return std::nullopt;
     spdlog::info("git {} packs refs: it runs with hooks off (ours would only pass each pruned ref)", call.words[0]);
-    return with_hooks_path(call, "/dev/null");
+    auto argv = with_hooks_path(call, "/dev/null");
+    // A hub's configured hook of ours (install.cpp) runs whatever core.hooksPath says.
+    argv.insert(argv.end() - static_cast<long>(call.words.size()), {"-c", "hook.git-guard.enabled=false"});
+    return argv;
 }
 
 int guard_unhooked_deletion(const GitCall& call)

@@ -185,6 +185,30 @@ run_cmd git worktree prune
 kept "$REPO" "$DETACHED" && pass "prune saved the commit only the tree's HEAD reflog named" ||
     fail "worktree prune destroyed the detached commit only the tree's reflog named, not saved"
 
+section "a guarded bare hub keeps its hook whatever the pusher's config (git >= 2.54)"
+NEW_GIT=${GUARD_TEST_GIT:-/opt/git-2.55/bin/git}
+if [ -x "$NEW_GIT" ] && "$NEW_GIT" hook -h 2>&1 | grep -q 'list'; then
+    HUB=$TEST_ROOT/hub.git
+    "$NEW_GIT" init -q --bare "$HUB"
+    "$NEW_GIT" -C "$REPO" push -q "$HUB" main
+    PATH=$(dirname "$NEW_GIT"):$PATH GIT_GUARD_REAL_GIT=$NEW_GIT "$GUARD_BIN_DIR/git-guard" -C "$HUB" install >/dev/null 2>&1 ||
+        fail "git guard install in a bare hub failed"
+    assert_eq "reference-transaction" "$("$NEW_GIT" -C "$HUB" config hook.git-guard.event)" \
+        "install registered no configured hook in the hub"
+    TIP=$(unpushed "$REPO" hub-wip)
+    "$NEW_GIT" -C "$REPO" push -q "$HUB" hub-wip
+    run_cmd env GIT_CONFIG_GLOBAL="$TEST_ROOT/nohooks.cfg" "$NEW_GIT" -C "$REPO" push -q "$HUB" :hub-wip
+    assert_eq 0 "$RC" "the hooks-off pusher's deletion failed ($ERR)"
+    assert_ne "" "$(saved_tip "$HUB" "$TIP")" \
+        "a pusher with core.hooksPath=/dev/null in GIT_CONFIG_GLOBAL deleted the hub's only copy of hub-wip, not saved"
+    TIP=$(unpushed "$REPO" hub-wip2)
+    "$NEW_GIT" -C "$REPO" push -q "$HUB" hub-wip2
+    run_cmd "$NEW_GIT" -C "$REPO" push -q "$HUB" :hub-wip2
+    assert_eq 1 "$(saved_tip "$HUB" "$TIP" | wc -l)" "a hub deletion with both hooks running was not saved exactly once"
+else
+    printf '  (no git >= 2.54 at %s: the configured-hook case is not run here)\n' "$NEW_GIT"
+fi
+
 section "git guard -C works from a deleted current directory"
 mkdir "$TEST_ROOT/gone" && cd "$TEST_ROOT/gone" && rmdir "$TEST_ROOT/gone"
 run_cmd "$GUARD_BIN_DIR/git-guard" -C "$REPO" status

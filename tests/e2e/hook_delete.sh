@@ -193,6 +193,9 @@ run_cmd "$GIT" update-ref --stdin <<<"$(printf 'delete refs/heads/broken\ndelete
 assert_eq 0 "$RC" "deleting a broken branch beside an unpushed one succeeds: $ERR"
 expect_saved_once "a deletion beside a branch whose object is gone" beside "$tip"
 assert_no_ref "$REPO" refs/heads/broken "git deleted the broken branch"
+printf '%s\n' "$broken" >.git/refs/heads/broken2 # git refuses to name a missing object itself
+run_cmd "$GIT" branch -D broken2
+assert_not_contains "$ERR" "git-guard" "a branch whose tip object is gone: git-guard added words to git's stderr"
 
 section "git update-ref --stdin deleting two branches in one transaction saves each once"
 unpushed "$REPO" u2

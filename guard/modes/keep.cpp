@@ -49,12 +49,12 @@ void report_kept(const Subject& s, const Deletion& d, const std::string& ref)
 {
     std::string shown = ref.substr(11);
     if (d.new_value.empty() && d.ref != "HEAD")
-        std::fprintf(stderr, "git-guard: saved %s to %s (git show --stat %s)\n", s.what.c_str(), shown.c_str(),
-                     shell_quote(shown).c_str());
+        std::fprintf(stderr, "git-guard: saved %s to %s (%s)\n", s.what.c_str(), shown.c_str(),
+                     restore_hint(ref).c_str());
     else
-        std::fprintf(stderr, "git-guard: saved %s at %.12s, which this %s leaves on no ref, to %s (git show --stat %s)\n",
+        std::fprintf(stderr, "git-guard: saved %s at %.12s, which this %s leaves on no ref, to %s (%s)\n",
                      s.what.c_str(), d.old_oid.c_str(), s.verb == "move" ? "move" : "deletion", shown.c_str(),
-                     shell_quote(shown).c_str());
+                     restore_hint(ref).c_str());
 }
 
 // The branches and saves that lose commits, bundled in one file under
@@ -117,6 +117,7 @@ bool save_verdict(const fs::path& git_dir, const fs::path& common, const BranchV
 bool save_batch(const fs::path& git_dir, const fs::path& common, const std::string& reason,
                 const std::vector<const BranchVerdict*>& verdicts)
 {
+    std::string since = utc_millis("%Y-%m-%dT%H:%M:%S").substr(0, 19) + "Z"; // before every save
     std::vector<NamedTip> tips;
     for (const auto* v : verdicts)
         tips.push_back({subject_of(v->deletion).name, v->deletion.old_oid, v->deletion.tree});
@@ -131,6 +132,12 @@ bool save_batch(const fs::path& git_dir, const fs::path& common, const std::stri
         for (const auto* v : verdicts)
             ok = save_verdict(git_dir, common, *v) && ok;
         return ok;
+    }
+    if (!each_item_reported(saves->size())) { // one line for a bulk deletion; the journal has each
+        std::fprintf(stderr, "%s", bulk_summary(saves->size(), reason == "branch delete" ? "deleted branches"
+                                                                : "branch tips left on no ref (" + reason + ")",
+                                                since).c_str());
+        return true;
     }
     for (size_t i = 0; i < saves->size(); ++i)
         report_kept(subject_of(verdicts[i]->deletion), verdicts[i]->deletion, (*saves)[i].ref);

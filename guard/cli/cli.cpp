@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <sstream>
 #include <cstdlib>
 
 namespace fs = std::filesystem;
@@ -24,6 +25,10 @@ namespace fs = std::filesystem;
 namespace guard {
 
 namespace cli {
+
+namespace {
+std::vector<std::string> g_operands; // the positional names of the options parse() saw last
+}
 
 bool asks_help(const std::vector<std::string>& args)
 {
@@ -40,6 +45,10 @@ po::variables_map parse(const Invocation& inv, po::options_description& options,
                         const po::positional_options_description& positional)
 {
     options.add_options()("help,h", "show this help");
+    g_operands.clear();
+    for (unsigned i = 0; i < positional.max_total_count() && i < 8; ++i)
+        if (std::find(g_operands.begin(), g_operands.end(), positional.name_for_position(i)) == g_operands.end())
+            g_operands.push_back(positional.name_for_position(i));
     po::variables_map vm;
     if (asks_help(inv.args)) { // the usage, whatever else is given or missing
         po::store(po::command_line_parser(std::vector<std::string>{"--help"}).options(options).run(), vm);
@@ -58,7 +67,21 @@ bool wants_help(const po::variables_map& vm, const po::options_description& opti
 {
     if (!vm.count("help"))
         return false;
-    std::cout << options;
+    // The usage line, the operands as <name>, then the options (boost would list the
+    // operands as --name options, which no user types).
+    std::ostringstream boost_text;
+    boost_text << options; // its first line is the caption, with a ':'
+    std::string caption = boost_text.str().substr(0, boost_text.str().find('\n'));
+    if (caption.ends_with(':'))
+        caption.pop_back();
+    std::printf("%s\n", caption.c_str());
+    for (const auto& o : options.options()) {
+        bool operand = std::find(g_operands.begin(), g_operands.end(), o->long_name()) != g_operands.end();
+        std::string name = operand ? "<" + o->long_name() + ">" : o->format_name() + " " + o->format_parameter();
+        while (!name.empty() && name.back() == ' ')
+            name.pop_back();
+        std::printf("  %-26s %s\n", name.c_str(), o->description().c_str());
+    }
     return true;
 }
 

@@ -16,6 +16,7 @@
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 
 namespace fs = std::filesystem;
@@ -111,6 +112,34 @@ bool save_verdict(const fs::path& git_dir, const fs::path& common, const BranchV
     }
 }
 
+// A bulk deletion's saves, counted over the hook's batches of k_lock_batch refs and told in
+// one line when the hook exits (the journal has each; GIT_GUARD_VERBOSE prints each).
+struct Bulk {
+    size_t count = 0;
+    bool deletions_only = true;
+    std::string since;
+};
+Bulk g_bulk;
+
+void print_bulk()
+{
+    if (g_bulk.count)
+        std::fprintf(stderr, "%s", bulk_summary(g_bulk.count, g_bulk.deletions_only ? "deleted branches"
+                                                                                  : "branch tips left on no ref",
+                                                g_bulk.since).c_str());
+    g_bulk.count = 0;
+}
+
+void add_to_bulk(size_t count, const std::string& reason, const std::string& since)
+{
+    if (!g_bulk.count && g_bulk.since.empty()) {
+        g_bulk.since = since;
+        std::atexit(print_bulk);
+    }
+    g_bulk.count += count;
+    g_bulk.deletions_only = g_bulk.deletions_only && reason == "branch delete";
+}
+
 // Saves every verdict of one reason in one transaction (a `branch -D` of hundreds of
 // branches costs a few git calls, not a few per branch); one by one, with a refusal each,
 // when it cannot.
@@ -133,10 +162,8 @@ bool save_batch(const fs::path& git_dir, const fs::path& common, const std::stri
             ok = save_verdict(git_dir, common, *v) && ok;
         return ok;
     }
-    if (!each_item_reported(saves->size())) { // one line for a bulk deletion; the journal has each
-        std::fprintf(stderr, "%s", bulk_summary(saves->size(), reason == "branch delete" ? "deleted branches"
-                                                                : "branch tips left on no ref (" + reason + ")",
-                                                since).c_str());
+    if (g_bulk.count || !each_item_reported(saves->size())) { // one line for a bulk deletion
+        add_to_bulk(saves->size(), reason, since);
         return true;
     }
     for (size_t i = 0; i < saves->size(); ++i)

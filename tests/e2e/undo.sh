@@ -133,4 +133,13 @@ assert_eq 0 "$RC" "a second undo exits 0"
 assert_contains "$OUT" "undone already" "a second undo does not say the last destroyer was undone already: $OUT"
 assert_eq "$AGAIN" "$(state "$R")" "a second undo changed the tree"
 
+section "the op id: taken over from the parent process, never from an unrelated one"
+op_of_refusal() { # the op of the newest journal record
+    "$GUARD" -C "$R" log --json | tail -n 1 | jq -r .op
+}
+GIT_GUARD_OP=1-5 "$GUARD" -C "$R" restore no-such-save >/dev/null 2>&1
+assert_ne "1-5" "$(op_of_refusal)" "an op left in the environment by another process (pid 1) was taken over"
+sh -c 'GIT_GUARD_OP=$$-7 "$1" -C "$2" restore no-such-save; true' sh "$GUARD" "$R" >/dev/null 2>&1
+assert_eq "-7" "$(op_of_refusal | sed 's/^[0-9]*//')" "the op of the parent process (a shim, a git) was not taken over"
+
 finish

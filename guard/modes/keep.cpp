@@ -87,9 +87,10 @@ bool keep_in_bundle(const fs::path& git_dir, const fs::path& common, const std::
     for (const auto* v : kept)
         journal_bundle_save(common, file, v->deletion.ref, v->deletion.old_oid); // a save like any other
     for (const auto* v : kept)
-        std::fprintf(stderr, "git-guard: kept %s in %s (recover: git fetch %s %s:%s)\n",
+        std::fprintf(stderr, "git-guard: kept %s in %s (recover: git fetch %s %s:%s; %s)\n",
                      v->deletion.ref.c_str(), file.c_str(), shell_quote(file.string()).c_str(),
-                     v->deletion.ref.c_str(), v->deletion.ref == "HEAD" ? "refs/heads/recovered" : v->deletion.ref.c_str());
+                     v->deletion.ref.c_str(), v->deletion.ref == "HEAD" ? "refs/heads/recovered" : v->deletion.ref.c_str(),
+                     restore_hint(bundle_handle(file, v->deletion.ref)).c_str());
     return true;
 }
 

@@ -146,10 +146,14 @@ namespace {
 // gone (dropped) is named in `in_way`.
 std::vector<Save> saves_of(const fs::path& common, const Destroyer& d, std::vector<std::string>& in_way)
 {
+    std::map<std::string, Save> listed; // one listing for all: find_save lists every save each time
+    for (auto& s : list_saves(common, {.in_place = true}))
+        listed.emplace(s.ref, std::move(s));
     std::vector<Save> out;
     for (const auto& e : d.saves) {
         try {
-            out.push_back(find_save(common, e.ref));
+            auto it = listed.find(e.ref);
+            out.push_back(it != listed.end() ? it->second : find_save(common, e.ref));
         } catch (const Error& err) {
             in_way.push_back("the save " + e.ref + " is gone (dropped?): " + err.what());
         }
@@ -189,8 +193,8 @@ int put_back(const Invocation& inv, const std::vector<Save>& saves, const Destro
     size_t done = 0;
     for (const auto& s : saves) {
         try {
-            Restored r = s.in_place ? restore_in_place(inv.site, s.ref)
-                                    : restore_save(inv.site, s.ref, {.recreate_branch = true});
+            Restored r = s.in_place ? restore_in_place(inv.site, s)
+                                    : restore_save(inv.site, s, {.recreate_branch = true});
             ++done;
             if (inv.verbose || saves.size() <= 5)
                 std::printf("put back %s from %s\n", restored_line(r).c_str(), r.ref.c_str());
@@ -236,7 +240,7 @@ int run_undo(const Invocation& inv)
     std::vector<std::string> in_way;
     auto saves = saves_of(common, *d, in_way);
     for (const auto& s : saves)
-        for (auto& o : restore_obstacles(inv.site, s.ref))
+        for (auto& o : restore_obstacles(inv.site, s))
             in_way.push_back(std::move(o));
     if (!in_way.empty()) {
         std::fprintf(stderr, "git-guard: refused to undo %s of %s; nothing was changed. In the way:\n", d->reason.c_str(),

@@ -236,37 +236,38 @@ Restored restore_checked(const fs::path& start, const Save& s, const GitAt& comm
 
 } // namespace
 
-std::vector<std::string> restore_obstacles(const Site& here, const std::string& name)
+std::vector<std::string> restore_obstacles(const Site& here, const Save& s)
 {
-    GitAt common(here.repository());
-    Save s = find_save(here.common, name);
     if (s.in_place)
         return in_place_obstacles(here, s);
+    GitAt common(here.repository());
     std::vector<std::string> out;
-    std::string branch = s.branch;
-    bool tree = !s.bundle.empty() ? false : read_layout(common.git_dir(), s.commit).layout != 0 || !s.path.empty();
+    bool tree = s.bundle.empty() && (s.layout != 0 || !s.path.empty()); // as restore_checked decides
     if (tree) {
         try {
             target_of(here.dir, s, {});
         } catch (const Error& e) {
             out.push_back(e.what());
         }
-    } else if (!branch.empty() && ref_exists(common, "refs/heads/" + branch)) {
-        out.push_back("a branch named '" + branch + "' exists");
+    } else if (!s.branch.empty() && ref_exists(common, "refs/heads/" + s.branch)) {
+        out.push_back("a branch named '" + s.branch + "' exists");
     }
     return out;
 }
 
-Restored restore_save(const Site& here, const std::string& name, const RestoreOptions& options)
+std::vector<std::string> restore_obstacles(const Site& here, const std::string& name)
+{
+    return restore_obstacles(here, find_save(here.common, name));
+}
+
+Restored restore_save(const Site& here, const Save& s, const RestoreOptions& options)
 {
     GitAt common(here.repository());
     Restored r;
-    Save s;
     try {
-        s = find_save(here.common, name);
         r = restore_checked(here.dir, s, common, options);
     } catch (const Error& e) {
-        journal_append(common.git_dir(), {.kind = "refusal", .ref = s.ref.empty() ? name : s.ref, .commit = s.commit,
+        journal_append(common.git_dir(), {.kind = "refusal", .ref = s.ref, .commit = s.commit,
                                           .path = options.path.string(), .branch = s.branch,
                                           .reason = "restore", .detail = e.what()});
         throw;
@@ -276,6 +277,19 @@ Restored restore_save(const Site& here, const std::string& name, const RestoreOp
                                       .reason = "restore", .detail = r.kind});
     spdlog::info("restored {} as {} {}", r.ref, r.kind, r.kind == "branch" ? r.branch : r.path.string());
     return r;
+}
+
+Restored restore_save(const Site& here, const std::string& name, const RestoreOptions& options)
+{
+    Save s;
+    try {
+        s = find_save(here.common, name);
+    } catch (const Error& e) {
+        journal_append(here.repository(), {.kind = "refusal", .ref = name, .path = options.path.string(),
+                                           .reason = "restore", .detail = e.what()});
+        throw;
+    }
+    return restore_save(here, s, options);
 }
 
 } // namespace guard

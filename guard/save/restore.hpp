@@ -34,6 +34,10 @@ struct Restored {
 Restored restore_save(const Site& here, const std::string& ref,
                       const RestoreOptions& options);
 
+// The same for a save already found (undo finds all of a destroyer's saves in one listing).
+struct Save;
+Restored restore_save(const Site& here, const Save& save, const RestoreOptions& options);
+
 // `git guard restore --in-place` and `git guard undo`: puts an in-place save (made before
 // reset --hard, checkout --, a forced branch move, stash drop, ...) back into the tree it
 // came from: its HEAD (the branch moved back), index and files; a save of commits only
@@ -42,10 +46,12 @@ Restored restore_save(const Site& here, const std::string& ref,
 // moved elsewhere or a HEAD only this move would let go throw Error before anything
 // changes, naming each.
 Restored restore_in_place(const Site& here, const std::string& ref);
+Restored restore_in_place(const Site& here, const Save& save);
 
 // What is in the way of putting the save `ref` back where it came from (restore_save with
 // no path, or restore_in_place for an in-place save), one line each; empty when nothing
 // is. Throws Error when the save cannot be read.
 std::vector<std::string> restore_obstacles(const Site& here, const std::string& ref);
+std::vector<std::string> restore_obstacles(const Site& here, const Save& save);
 
 } // namespace guard

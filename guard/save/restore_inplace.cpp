@@ -234,13 +234,11 @@ std::vector<std::string> in_place_obstacles(const Site& here, const Save& s)
     return obstacles_of(common, target_of(common, s));
 }
 
-Restored restore_in_place(const Site& here, const std::string& name)
+Restored restore_in_place(const Site& here, const Save& s)
 {
     GitAt common(here.repository());
-    Save s;
     Restored r;
     try {
-        s = find_save(here.common, name);
         Target t = target_of(common, s);
         auto in_way = obstacles_of(common, t);
         if (!in_way.empty()) {
@@ -251,14 +249,26 @@ Restored restore_in_place(const Site& here, const std::string& name)
         }
         r = apply(common, t);
     } catch (const Error& e) {
-        journal_append(common.git_dir(), {.kind = "refusal", .ref = s.ref.empty() ? name : s.ref, .commit = s.commit,
-                                          .path = s.path, .branch = s.branch, .reason = "restore", .detail = e.what()});
+        journal_append(common.git_dir(), {.kind = "refusal", .ref = s.ref, .commit = s.commit, .path = s.path,
+                                          .branch = s.branch, .reason = "restore", .detail = e.what()});
         throw;
     }
     journal_record(common.git_dir(), {.kind = "restore", .ref = r.ref, .commit = r.commit, .path = r.path.string(),
                                       .branch = r.branch, .reason = "restore", .detail = r.kind});
     spdlog::info("restored {} in place into {}", r.ref, r.path.string());
     return r;
+}
+
+Restored restore_in_place(const Site& here, const std::string& name)
+{
+    Save s;
+    try {
+        s = find_save(here.common, name);
+    } catch (const Error& e) {
+        journal_append(here.repository(), {.kind = "refusal", .ref = name, .reason = "restore", .detail = e.what()});
+        throw;
+    }
+    return restore_in_place(here, s);
 }
 
 } // namespace guard

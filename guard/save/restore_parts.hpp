@@ -51,7 +51,6 @@ inline std::string trim_output(std::string s)
 // private index, so the tree's own index is written only from the index record.
 void write_save_files(const GitAt& git, const std::filesystem::path& dir, const std::string& tree);
 
-struct Save;
 // restore_obstacles for an in-place save (restore_inplace.cpp).
 std::vector<std::string> in_place_obstacles(const Site& here, const Save& s);
 

@@ -214,7 +214,9 @@ fs::path target_of(const fs::path& start, const Save& s, const RestoreOptions& o
     path = absolute_path(start / path);
     if (std::error_code ec; fs::exists(fs::symlink_status(path, ec)))
         throw Error(path.string() + " exists; nothing was changed. Name a free path: git guard "
-                    "restore " + s.ref + " <path>");
+                    "restore " + s.ref + " <path>" + (s.in_place && options.path.empty()
+                                                         ? ", or put it back into that tree: git guard restore --in-place " + s.ref
+                                                         : ""));
     return path;
 }
 

@@ -106,6 +106,10 @@ run_cmd git -C "$R" reset --hard HEAD~1
 assert_eq 0 "$RC" "reset --hard exits 0: $ERR"
 assert_contains "$ERR" "put back: git guard restore --in-place" "the reset's save line names no git guard restore --in-place: $ERR"
 assert_ne "$BEFORE" "$(state "$R")" "reset --hard destroyed nothing (the test proves nothing)"
+INPLACE=$(grep -o 'refs/stranded/[^ ;)]*' <<<"$ERR" | head -n 1)
+run_cmd "$GUARD" -C "$R" restore "$INPLACE"
+assert_eq 1 "$RC" "restore of an in-place save over its own tree, without --in-place, does not refuse"
+assert_contains "$ERR" "git guard restore --in-place $INPLACE" "the refusal does not name restore --in-place"
 run_cmd "$GUARD" -C "$R" undo
 assert_eq 0 "$RC" "undo after reset --hard exits 0: $ERR"
 assert_eq "$BEFORE" "$(state "$R")" "undo did not put the tree back exactly after reset --hard (HEAD, index, files)"

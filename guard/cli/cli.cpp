@@ -17,6 +17,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <sstream>
+#include <cstdlib>
 
 namespace fs = std::filesystem;
 
@@ -24,11 +26,34 @@ namespace guard {
 
 namespace cli {
 
+namespace {
+std::vector<std::string> g_operands; // the positional names of the options parse() saw last
+}
+
+bool asks_help(const std::vector<std::string>& args)
+{
+    for (const auto& a : args) {
+        if (a == "--")
+            return false;
+        if (a == "-h" || a == "--help")
+            return true;
+    }
+    return false;
+}
+
 po::variables_map parse(const Invocation& inv, po::options_description& options,
                         const po::positional_options_description& positional)
 {
     options.add_options()("help,h", "show this help");
+    g_operands.clear();
+    for (unsigned i = 0; i < positional.max_total_count() && i < 8; ++i)
+        if (std::find(g_operands.begin(), g_operands.end(), positional.name_for_position(i)) == g_operands.end())
+            g_operands.push_back(positional.name_for_position(i));
     po::variables_map vm;
+    if (asks_help(inv.args)) { // the usage, whatever else is given or missing
+        po::store(po::command_line_parser(std::vector<std::string>{"--help"}).options(options).run(), vm);
+        return vm;
+    }
     try {
         po::store(po::command_line_parser(inv.args).options(options).positional(positional).run(), vm);
         po::notify(vm);
@@ -42,7 +67,21 @@ bool wants_help(const po::variables_map& vm, const po::options_description& opti
 {
     if (!vm.count("help"))
         return false;
-    std::cout << options;
+    // The usage line, the operands as <name>, then the options (boost would list the
+    // operands as --name options, which no user types).
+    std::ostringstream boost_text;
+    boost_text << options; // its first line is the caption, with a ':'
+    std::string caption = boost_text.str().substr(0, boost_text.str().find('\n'));
+    if (caption.ends_with(':'))
+        caption.pop_back();
+    std::printf("%s\n", caption.c_str());
+    for (const auto& o : options.options()) {
+        bool operand = std::find(g_operands.begin(), g_operands.end(), o->long_name()) != g_operands.end();
+        std::string name = operand ? "<" + o->long_name() + ">" : o->format_name() + " " + o->format_parameter();
+        while (!name.empty() && name.back() == ' ')
+            name.pop_back();
+        std::printf("  %-26s %s\n", name.c_str(), o->description().c_str());
+    }
     return true;
 }
 
@@ -127,7 +166,12 @@ int run_doctor(const Invocation& inv)
 
 int run_version(const Invocation& inv)
 {
-    if (std::find(inv.args.begin(), inv.args.end(), "--json") != inv.args.end())
+    po::options_description options("git guard version [--json]");
+    options.add_options()("json", "the version as a JSON object");
+    auto vm = parse(inv, options, {});
+    if (wants_help(vm, options))
+        return 0;
+    if (vm.count("json"))
         std::printf("%s\n", JsonObject().add("version", GUARD_VERSION).str().c_str());
     else
         std::printf("git-guard %s\n", GUARD_VERSION);
@@ -144,24 +188,44 @@ const Command k_commands[] = {
     {"list", "list the saves, with their source, reason and backup state", true, run_list},
     {"show", "what a save holds, where it came from, when and why", true, run_show},
     {"restore", "put a save back: the worktree as it was, or the deleted branch", true, run_restore},
+    {"undo", "put back what the last destroyer took (--list: the recent ones)", true, run_undo},
     {"drop", "delete saves (or every published one: --published)", true, run_drop},
-    {"log", "the journal: every save, refusal, discard, drop, restore and push", true, run_log},
+    {"log", "the journal: saves before destroyers, refusals, discards, drops, restores (--snapshots too)",
+     true, run_log},
     {"push", "push the saves not yet backed up to guard.backupRemote", true, run_push},
     {"fold", "fold the oldest saves into chains: few refs, every save kept", true, run_fold},
     {"install", "guard this repository: hook, shim, guard.enabled", true, run_install},
     {"uninstall", "restore the hooks and config install changed", true, run_uninstall},
     {"doctor", "check that this repository is guarded, with a fix for each problem", true, run_doctor},
     {"watch", "the backstop's watcher: start, --status, --stop, --foreground, --lost", false, run_watch},
-    {"help", "show the commands", false, run_help},
+    {"help", "show the commands, or one command's usage: help <command>", false, run_help},
     {"version", "print the version", false, run_version},
 };
 
-int run_help(const Invocation&)
+const Command* find_command(const std::string& name)
 {
+    for (const auto& c : k_commands)
+        if (name == c.name)
+            return &c;
+    return nullptr;
+}
+
+int run_help(const Invocation& inv)
+{
+    if (!inv.args.empty() && !inv.args.front().starts_with("-")) {
+        const Command* c = find_command(inv.args.front());
+        if (!c)
+            throw UsageError("'" + inv.args.front() + "' is not a git guard command (see 'git guard help')");
+        std::printf("git guard %s: %s\n", c->name, c->summary);
+        Invocation asked = inv;
+        asked.args = {"--help"};
+        return c->run(asked);
+    }
     std::printf("usage: git guard [-v] [-C <path>] <command> [<args>]\n\n");
     for (const auto& c : k_commands)
         std::printf("   %-10s %s\n", c.name, c.summary);
-    std::printf("\n'git guard <command> --help' shows a command's options.\n");
+    std::printf("\n  -v, --verbose  say more (each item of a bulk operation)\n  -C <path>      run as if started in <path>\n");
+    std::printf("\n'git guard <command> --help' or 'git guard help <command>' shows a command's options.\n");
     return 0;
 }
 
@@ -179,8 +243,10 @@ int run_cli(const std::vector<std::string>& args)
     };
     size_t i = 1;
     for (; i < args.size() && args[i].size() > 1 && args[i][0] == '-'; ++i) {
-        if (args[i] == "-v" || args[i] == "--verbose")
+        if (args[i] == "-v" || args[i] == "--verbose") {
             inv.verbose = true;
+            ::setenv("GIT_GUARD_VERBOSE", "1", 1); // the hook of a git this run starts reports each item too
+        }
         else if (args[i] == "-C" && i + 1 < args.size() && fs::path(args[i + 1]).is_absolute())
             inv.cwd = fs::path(args[++i]).lexically_normal(), gone.clear();
         else if (args[i] == "-C" && i + 1 < args.size())
@@ -199,6 +265,10 @@ int run_cli(const std::vector<std::string>& args)
     for (const auto& c : k_commands) {
         if (name != c.name)
             continue;
+        if (asks_help(inv.args) && name != "help") {
+            std::printf("git guard %s: %s\n", c.name, c.summary);
+            return c.run(inv); // the usage only: no repository needed
+        }
         if (c.needs_repo) { // libgit2 starts only where a repository is opened (use_libgit2)
             // The run's one Site, handed to the command (as git's RUN_SETUP): outside a
             // repository it is empty, and the command reports why when it needs one.

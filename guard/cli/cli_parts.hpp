@@ -46,8 +46,11 @@ int run_list(const Invocation& inv);
 int run_show(const Invocation& inv);
 int run_restore(const Invocation& inv);
 int run_drop(const Invocation& inv);
-int run_log(const Invocation& inv);
 int run_push(const Invocation& inv);
 int run_fold(const Invocation& inv);
+
+// The journal as events, and undo (cli_undo.cpp).
+int run_log(const Invocation& inv);
+int run_undo(const Invocation& inv);
 
 } // namespace guard::cli

@@ -148,21 +148,25 @@ int run_show(const Invocation& inv)
 
 int run_restore(const Invocation& inv)
 {
-    po::options_description options("git guard restore <ref> [<path>] [--json]");
+    po::options_description options("git guard restore <ref> [<path>] [--in-place] [--json]");
     options.add_options()("json", "the result as one JSON object")(
-        "ref", po::value<std::string>()->required(), "the save (see git guard list)")(
+        "in-place", "an in-place save (refs/stranded/) back into the tree it came from: HEAD, index, files")(
+        "ref", po::value<std::string>()->required(), "the save (see git guard list --all)")(
         "path", po::value<std::string>(), "where the worktree goes (default: where it came from)");
     po::positional_options_description positional;
     positional.add("ref", 1).add("path", 1);
     auto vm = parse(inv, options, positional);
     if (wants_help(vm, options))
         return 0;
+    if (vm.count("in-place") && vm.count("path"))
+        throw UsageError("--in-place puts the save back where it came from: it takes no <path>");
     RestoreOptions opts;
     if (vm.count("path"))
         opts.path = inv.cwd / vm["path"].as<std::string>();
     Restored r;
     try {
-        r = restore_save(inv.site, vm["ref"].as<std::string>(), opts);
+        r = vm.count("in-place") ? restore_in_place(inv.site, vm["ref"].as<std::string>())
+                                 : restore_save(inv.site, vm["ref"].as<std::string>(), opts);
     } catch (const Error& e) {
         std::fprintf(stderr, "git-guard: refused: %s\n", e.what());
         return 1;
@@ -171,9 +175,12 @@ int run_restore(const Invocation& inv)
         std::printf("%s\n", restored_json(r).str().c_str());
     } else if (r.kind == "branch") {
         std::printf("restored branch %s at %s from %s\n", r.branch.c_str(), short_id(r.head).c_str(), r.ref.c_str());
+    } else if (r.kind == "stash") {
+        std::printf("restored %s as a stash entry (git stash list)\n", r.ref.c_str());
     } else {
-        std::printf("restored %s into %s (%s at %s)\n", r.ref.c_str(), r.path.c_str(),
-                    r.branch.empty() ? "detached HEAD" : ("branch " + r.branch).c_str(), short_id(r.head).c_str());
+        std::printf("restored %s %s %s (%s at %s)\n", r.ref.c_str(), r.kind == "in-place" ? "in place into" : "into",
+                    r.path.c_str(), r.branch.empty() ? "detached HEAD" : ("branch " + r.branch).c_str(),
+                    short_id(r.head).c_str());
     }
     for (const auto& note : r.notes)
         std::fprintf(stderr, "note: %s\n", note.c_str());
@@ -184,7 +191,7 @@ int run_restore(const Invocation& inv)
 int run_drop(const Invocation& inv)
 {
     po::options_description options("git guard drop <ref>... | --published");
-    options.add_options()("published", "drop every save whose content is published (DESIGN 4.2)")(
+    options.add_options()("published", "drop every save whose work a remote-tracking branch already holds (pushed, merged or squash-merged)")(
         "ref", po::value<std::vector<std::string>>(), "the saves to drop");
     po::positional_options_description positional;
     positional.add("ref", -1);
@@ -203,19 +210,6 @@ int run_drop(const Invocation& inv)
     }
     for (const auto& ref : refs)
         std::printf("dropped %s\n", drop_stranded(inv.site.repository(), ref).c_str());
-    return 0;
-}
-
-int run_log(const Invocation& inv)
-{
-    po::options_description options("git guard log [--json]");
-    options.add_options()("json", "each record as its JSON line");
-    auto vm = parse(inv, options, {});
-    if (wants_help(vm, options))
-        return 0;
-    for (const auto& e : read_journal(inv.site.repository())) {
-        std::printf("%s\n", (vm.count("json") ? journal_json(e) : journal_line(e)).c_str());
-    }
     return 0;
 }
 

@@ -13,11 +13,13 @@
 #include "guard/git/repo.hpp"
 #include "guard/install/system_install.hpp"
 #include "guard/version.hpp"
+#include "guard/install/watch.hpp"
 #include "guard/install/watch_doctor.hpp"
 #include "guard/judge/work.hpp"
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <optional>
 
@@ -134,18 +136,42 @@ std::string tree_state(const Worktree& tree, const Settings& settings)
     }
 }
 
-Check limits_check(bool locked)
+// What is left unguarded on this machine now, by kind of caller, from the same facts the
+// shim_on_path and watcher checks read (so the three never disagree).
+struct Cover {
+    bool shim_on_path = false;
+    bool system = false;   // /usr/bin/git is the shim
+    bool watched = false;  // a running watcher watches this repository
+    long long interval = 0;
+    bool locked = false;
+};
+
+std::string limits_text(const Cover& c)
 {
-    return passed(
-        "limits",
-        "not guarded, by kind of caller: programs that write refs and files without the git "
-        "command (libgit2, JGit, go-git, isomorphic-git) and rm -rf call neither the shim nor "
-        "the hook; 'git -c core.hooksPath=... branch -D' skips the hook; a git called by "
-        "absolute path such as /usr/bin/git skips the shim" +
-            std::string(locked ? "; worktrees are locked (guard.lockWorktrees), so git itself "
-                                 "refuses to remove one without the shim"
-                               : "; 'git guard install --lock-worktrees' makes git itself "
-                                 "refuse to remove a worktree without the shim"));
+    std::string after = c.watched ? "the watcher saves afterwards a tip or detached HEAD that lost its last name and "
+                                    "a vanished tree's HEAD and index"
+                                  : "nothing saves their losses: no watcher watches this repository (git guard watch)";
+    std::string files = !c.watched ? "" : c.interval > 0 ? "; their files as of the last snapshot (at most " +
+                                                               std::to_string(c.interval) + " s old): edits since then are lost"
+                                                         : "; their files not at all (guard.snapshotInterval=0)";
+    std::string text = "what remains, by kind of caller: ";
+    text += c.shim_on_path ? "git on PATH: judged by the shim before it runs, hooks off ('git -c core.hooksPath=...') "
+                             "included; "
+                           : "git on PATH is not the shim in this shell: the hook judges it, but with hooks off only "
+                             "the watcher's after-the-fact saves remain; ";
+    text += c.system ? "git by absolute path (/usr/bin/git, env -i, sudo, cron): the shim too (system install); "
+                     : "git by absolute path (/usr/bin/git, env -i, sudo, cron): skips the shim, the hook judges it "
+                       "when hooks run, with hooks off " + std::string(c.watched ? "only the watcher afterwards" : "nothing") + "; ";
+    text += "programs that write without the git command (libgit2, JGit, go-git, isomorphic-git, dulwich) and "
+            "rm -rf: judged by nothing before they write; " + after + files;
+    text += c.locked ? "; worktrees are locked (guard.lockWorktrees): git itself refuses to remove one without the shim"
+                     : "; 'git guard install --lock-worktrees' makes git itself refuse to remove a worktree without the shim";
+    return text;
+}
+
+Check limits_check(const Cover& c)
+{
+    return passed("limits", limits_text(c));
 }
 
 using RepoCheck = void (*)(std::vector<Check>&, const Patient&);
@@ -162,7 +188,7 @@ void enabled_checks(std::vector<Check>& checks, const Patient& p)
                                                  "run 'git guard install'"));
 }
 
-// `git gc` prunes worktrees itself, out of the shim's sight (DESIGN §6).
+// `git gc` prunes worktrees itself, out of the shim's sight.
 void gc_checks(std::vector<Check>& checks, const Patient& p)
 {
     auto r = run({p.git, "--git-dir=" + p.common.string(), "config", "--get",
@@ -218,7 +244,15 @@ void watch_checks(std::vector<Check>& checks, const Patient& p)
 
 void limits_checks(std::vector<Check>& checks, const Patient& p)
 {
-    checks.push_back(limits_check(p.settings.lock_worktrees));
+    Cover c{.locked = p.settings.lock_worktrees};
+    for (const auto& check : checks)
+        c.shim_on_path = c.shim_on_path || (check.name == "shim_on_path" && check.ok);
+    std::error_code ec;
+    c.system = fs::is_symlink("/usr/bin/git", ec) && fs::read_symlink("/usr/bin/git", ec).filename() == "git-guard-shim";
+    WatchStatus w = watch_status();
+    c.watched = w.running && std::find(w.repos.begin(), w.repos.end(), p.common.string()) != w.repos.end();
+    c.interval = snapshot_interval(p.common);
+    checks.push_back(limits_check(c));
 }
 
 // The checks of a guarded repository, in the order doctor prints them. A new check
@@ -253,7 +287,7 @@ std::vector<Check> diagnose(const Site& here)
     checks.push_back(real_git_check(git));
     checks.push_back(system_install_check());
     if (!repository_check(checks, here)) {
-        checks.push_back(limits_check(false));
+        checks.push_back(limits_check({}));
         return checks;
     }
     Patient patient{git, here, here.common, read_settings(here.common)};

@@ -49,9 +49,9 @@ void report(const Saved& s, const Destroyed& d, bool whole = false)
     if (d.quiet)
         return;
     std::string what = whole || d.paths.empty() ? "the whole tree" : held(d); // a save of everything it holds
-    std::fprintf(stderr, "git-guard: %s what %s destroys (%s) %s %s (git show --stat %s)\n",
+    std::fprintf(stderr, "git-guard: %s what %s destroys (%s) %s %s (%s)\n",
                  s.existing ? "already saved" : "saved", d.reason.c_str(), what.c_str(),
-                 s.existing ? "in" : "to", s.ref.c_str(), shell_quote(s.ref).c_str());
+                 s.existing ? "in" : "to", s.ref.c_str(), restore_hint(s.ref).c_str());
 }
 
 // DESIGN §8: what the tree holds, why keeping it failed, and two ways out.
@@ -106,9 +106,9 @@ void keep_stashes(const GitCall& call, const Site& site, const Destroyed& d)
     }
     if (refs.empty() || d.quiet)
         return;
-    std::fprintf(stderr, "git-guard: saved %zu stash commit(s) that %s lets go to %s%s (git show %s)\n",
+    std::fprintf(stderr, "git-guard: saved %zu stash commit(s) that %s lets go to %s%s (%s)\n",
                  refs.size(), d.reason.c_str(), refs.front().c_str(), refs.size() > 1 ? " and others" : "",
-                 shell_quote(refs.front()).c_str());
+                 refs.size() > 1 ? "put them back: git guard undo" : restore_hint(refs.front()).c_str());
 }
 
 // Commits only (contract C1): the save points at HEAD itself; no commit is made.
@@ -123,9 +123,9 @@ void keep_commits(const GitCall& call, const Site& site, const Destroyed& d)
                              .path = site.top.empty() ? site.common.string() : site.top.string(),
                              .branch = d.left_behind_branch.empty() ? d.branch : d.left_behind_branch});
     if (!d.quiet)
-        std::fprintf(stderr, "git-guard: saved the commits %s leaves on no ref (%s) to %s (git log %s)\n",
+        std::fprintf(stderr, "git-guard: saved the commits %s leaves on no ref (%s) to %s (%s)\n",
                      d.reason.c_str(), d.left_behind.substr(0, 12).c_str(), s.ref.c_str(),
-                     shell_quote(s.ref).c_str());
+                     restore_hint(s.ref).c_str());
 }
 
 // Only the whole tree will do (unmerged entries, a submodule's or a nested repository's

@@ -16,6 +16,7 @@
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 
 namespace fs = std::filesystem;
@@ -49,12 +50,12 @@ void report_kept(const Subject& s, const Deletion& d, const std::string& ref)
 {
     std::string shown = ref.substr(11);
     if (d.new_value.empty() && d.ref != "HEAD")
-        std::fprintf(stderr, "git-guard: saved %s to %s (git show --stat %s)\n", s.what.c_str(), shown.c_str(),
-                     shell_quote(shown).c_str());
+        std::fprintf(stderr, "git-guard: saved %s to %s (%s)\n", s.what.c_str(), shown.c_str(),
+                     restore_hint(ref).c_str());
     else
-        std::fprintf(stderr, "git-guard: saved %s at %.12s, which this %s leaves on no ref, to %s (git show --stat %s)\n",
+        std::fprintf(stderr, "git-guard: saved %s at %.12s, which this %s leaves on no ref, to %s (%s)\n",
                      s.what.c_str(), d.old_oid.c_str(), s.verb == "move" ? "move" : "deletion", shown.c_str(),
-                     shell_quote(shown).c_str());
+                     restore_hint(ref).c_str());
 }
 
 // The branches and saves that lose commits, bundled in one file under
@@ -86,9 +87,10 @@ bool keep_in_bundle(const fs::path& git_dir, const fs::path& common, const std::
     for (const auto* v : kept)
         journal_bundle_save(common, file, v->deletion.ref, v->deletion.old_oid); // a save like any other
     for (const auto* v : kept)
-        std::fprintf(stderr, "git-guard: kept %s in %s (recover: git fetch %s %s:%s)\n",
+        std::fprintf(stderr, "git-guard: kept %s in %s (recover: git fetch %s %s:%s; %s)\n",
                      v->deletion.ref.c_str(), file.c_str(), shell_quote(file.string()).c_str(),
-                     v->deletion.ref.c_str(), v->deletion.ref == "HEAD" ? "refs/heads/recovered" : v->deletion.ref.c_str());
+                     v->deletion.ref.c_str(), v->deletion.ref == "HEAD" ? "refs/heads/recovered" : v->deletion.ref.c_str(),
+                     restore_hint(bundle_handle(file, v->deletion.ref)).c_str());
     return true;
 }
 
@@ -111,12 +113,41 @@ bool save_verdict(const fs::path& git_dir, const fs::path& common, const BranchV
     }
 }
 
+// A bulk deletion's saves, counted over the hook's batches of k_lock_batch refs and told in
+// one line when the hook exits (the journal has each; GIT_GUARD_VERBOSE prints each).
+struct Bulk {
+    size_t count = 0;
+    bool deletions_only = true;
+    std::string since;
+};
+Bulk g_bulk;
+
+void print_bulk()
+{
+    if (g_bulk.count)
+        std::fprintf(stderr, "%s", bulk_summary(g_bulk.count, g_bulk.deletions_only ? "deleted branches"
+                                                                                  : "branch tips left on no ref",
+                                                g_bulk.since).c_str());
+    g_bulk.count = 0;
+}
+
+void add_to_bulk(size_t count, const std::string& reason, const std::string& since)
+{
+    if (!g_bulk.count && g_bulk.since.empty()) {
+        g_bulk.since = since;
+        std::atexit(print_bulk);
+    }
+    g_bulk.count += count;
+    g_bulk.deletions_only = g_bulk.deletions_only && reason == "branch delete";
+}
+
 // Saves every verdict of one reason in one transaction (a `branch -D` of hundreds of
 // branches costs a few git calls, not a few per branch); one by one, with a refusal each,
 // when it cannot.
 bool save_batch(const fs::path& git_dir, const fs::path& common, const std::string& reason,
                 const std::vector<const BranchVerdict*>& verdicts)
 {
+    std::string since = utc_millis("%Y-%m-%dT%H:%M:%S").substr(0, 19) + "Z"; // before every save
     std::vector<NamedTip> tips;
     for (const auto* v : verdicts)
         tips.push_back({subject_of(v->deletion).name, v->deletion.old_oid, v->deletion.tree});
@@ -131,6 +162,10 @@ bool save_batch(const fs::path& git_dir, const fs::path& common, const std::stri
         for (const auto* v : verdicts)
             ok = save_verdict(git_dir, common, *v) && ok;
         return ok;
+    }
+    if (g_bulk.count || !each_item_reported(saves->size())) { // one line for a bulk deletion
+        add_to_bulk(saves->size(), reason, since);
+        return true;
     }
     for (size_t i = 0; i < saves->size(); ++i)
         report_kept(subject_of(verdicts[i]->deletion), verdicts[i]->deletion, (*saves)[i].ref);

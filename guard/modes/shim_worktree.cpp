@@ -48,9 +48,9 @@ namespace {
 
 void report_saved(const Saved& s, const std::string& what)
 {
-    std::fprintf(stderr, "git-guard: %s %s to %s (git show --stat %s)\n",
+    std::fprintf(stderr, "git-guard: %s %s to %s (%s)\n",
                  s.existing ? "already saved" : "saved", what.c_str(),
-                 short_ref(s.ref).c_str(), shell_quote(short_ref(s.ref)).c_str());
+                 short_ref(s.ref).c_str(), restore_hint(s.ref).c_str());
 }
 
 int refuse(const Work& w, const std::string& why)

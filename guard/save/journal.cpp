@@ -107,6 +107,7 @@ std::string journal_json(const JournalEntry& entry)
     o.add_raw("path", json_or_null(e.path)).add_raw("branch", json_or_null(e.branch));
     o.add_raw("reason", json_or_null(e.reason)).add_raw("detail", json_or_null(e.detail));
     o.add_raw("remote", json_or_null(e.remote)).add("ok", e.ok).add("pid", entry.pid);
+    o.add_raw("op", json_or_null(entry.op));
     return o.str();
 }
 
@@ -117,7 +118,7 @@ std::string journal_append(const fs::path& common_dir, const JournalEvent& event
         if (!fs::is_directory(common_dir)) // deleted meanwhile: a record must not make it again
             throw std::runtime_error("the git dir is gone");
         fs::create_directories(common_dir / "guard");
-        line = journal_json({event, now_iso(), static_cast<long long>(::getpid())}) + "\n";
+        line = journal_json({event, now_iso(), static_cast<long long>(::getpid()), journal_operation()}) + "\n";
         // O_APPEND and one write: lines of concurrent processes never interleave, and
         // nothing already written is ever touched.
         int fd = ::open(journal_path(common_dir).c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
@@ -197,6 +198,8 @@ bool read_entry(std::string_view line, JournalEntry& e)
             e.time = std::move(value);
         else if (key == "pid")
             e.pid = std::atoll(value.c_str());
+        else if (key == "op")
+            e.op = std::move(value);
         else if (key == "ok")
             v.ok = value != "false";
     });

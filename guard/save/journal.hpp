@@ -36,7 +36,17 @@ struct JournalEntry {
     JournalEvent event;
     std::string time;      // UTC, ISO 8601 to the millisecond: 2026-12-01T07:30:00.123Z
     long long pid = 0;
+    std::string op;        // the invocation that wrote it ("" in records older than the field)
 };
+
+// The operation id this process writes with each record: one per invocation, so the saves
+// one destroyer made (a removal and its branch, 300 branches of one `branch -D`, a reset's
+// tree and commits) share it and `git guard undo` takes them back together. A process that
+// has written nothing for k_op_idle_seconds starts a new one (the watcher lives for days).
+// It is handed to child processes in GIT_GUARD_OP: a hook git runs for this process's git
+// (its parent or grandparent) writes under the same id. docs/decisions.md "Operation ids".
+std::string journal_operation();
+inline constexpr long long k_op_idle_seconds = 10;
 
 // `<common_dir>/guard/journal.jsonl`.
 std::filesystem::path journal_path(const std::filesystem::path& common_dir);
@@ -53,7 +63,7 @@ std::string journal_append(const std::filesystem::path& common_dir, const Journa
 std::vector<JournalEntry> read_journal(const std::filesystem::path& common_dir);
 
 // The JSON line of `entry`: time, kind, ref, commit, path, branch, reason, detail, remote,
-// ok, pid; absent values are null.
+// ok, pid, op; absent values are null.
 std::string journal_json(const JournalEntry& entry);
 
 // While one is alive in this process, saves are journaled and notified but their backup

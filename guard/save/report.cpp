@@ -1,6 +1,7 @@
 #include "guard/save/report.hpp"
 #include "guard/save/saveref.hpp"
 
+#include <cstdlib>
 #include <map>
 
 namespace fs = std::filesystem;
@@ -38,17 +39,41 @@ std::string shell_quote(const std::string& text)
     return out + "'";
 }
 
+std::string restore_command(const std::string& ref)
+{
+    bool in_place = ref.starts_with("refs/stranded/");
+    return std::string("git guard restore ") + (in_place ? "--in-place " : "") + shell_quote(short_ref(ref));
+}
+
+std::string restore_hint(const std::string& ref)
+{
+    return "put back: " + restore_command(ref) + "; show: git guard show " + shell_quote(short_ref(ref));
+}
+
+bool each_item_reported(size_t count)
+{
+    const char* verbose = std::getenv("GIT_GUARD_VERBOSE");
+    return count <= k_bulk_lines || (verbose && *verbose && std::string_view(verbose) != "0");
+}
+
+std::string bulk_summary(size_t count, const std::string& what, const std::string& since)
+{
+    return "git-guard: saved " + std::to_string(count) + " " + what + " (put them all back: git guard undo; "
+           "list them: git guard list --since " + since + "; each on its own line: GIT_GUARD_VERBOSE=1)\n";
+}
+
 std::string describe(const Saved& s)
 {
     std::string ref = short_ref(s.ref);
     std::string q = shell_quote(ref);
-    std::string text = "  " + s.diffstat + "\n  inspect: git show --stat " + q + "\n";
+    std::string text = "  " + s.diffstat + "\n  put back: " + restore_command(s.ref) + "\n";
+    text += "  show: git guard show " + q + "\n  inspect: git show --stat " + q + "\n";
     if (s.made_commit && !s.base.empty()) {
         std::string base = s.base.substr(0, 12);
         text += "  compare: git diff " + base + "..." + q + "\n";
-        text += "  restore: git cherry-pick " + base + ".." + q + "\n";
+        text += "  apply here: git cherry-pick " + base + ".." + q + "\n";
     } else {
-        text += "  restore: git switch -c <new-branch> " + q + "\n";
+        text += "  as a branch: git switch -c <new-branch> " + q + "\n";
     }
     return text;
 }

@@ -2,6 +2,7 @@
 // verify the save, check that nothing would be overwritten, then build the tree; a failure
 // after the worktree exists removes it again.
 #include "guard/save/restore.hpp"
+#include "guard/save/restore_parts.hpp"
 
 #include "guard/save/backup.hpp"
 #include "guard/base/error.hpp"
@@ -21,42 +22,20 @@ namespace fs = std::filesystem;
 
 namespace guard {
 
-namespace {
-
-// git in one repository, hooks off: restoring runs no hook of ours or the user's (a
-// post-checkout hook would see a tree that is still being filled).
-class GitAt {
-public:
-    GitAt(fs::path git_dir, fs::path work_tree = {}) : m_git_dir(std::move(git_dir)), m_work_tree(std::move(work_tree)) {}
-
-    RunResult try_run(const std::vector<std::string>& args, const RunOptions& options = {}) const
-    {
-        auto argv = git_without_hooks(m_git_dir);
-        if (!m_work_tree.empty())
-            argv.insert(argv.begin() + 2, "--work-tree=" + m_work_tree.string());
-        argv.insert(argv.end(), args.begin(), args.end());
-        return run(argv, options);
-    }
-    std::string out(const std::vector<std::string>& args, const RunOptions& options = {}) const
-    {
-        auto r = try_run(args, options);
-        if (r.status != 0)
-            throw Error("git " + args[0] + " failed: " + r.err.substr(0, r.err.find('\n')));
-        return r.out;
-    }
-    const fs::path& git_dir() const { return m_git_dir; }
-
-private:
-    fs::path m_git_dir;
-    fs::path m_work_tree;
-};
-
-std::string trim(std::string s)
+// Writes `tree`'s files into `dir` (modes, symlinks, untracked files: all of S) through a
+// private index, so the tree's own index is written only from the index record.
+void write_save_files(const GitAt& git, const fs::path& dir, const std::string& tree)
 {
-    while (!s.empty() && (s.back() == '\n' || s.back() == ' '))
-        s.pop_back();
-    return s;
+    fs::path scratch = git.git_dir() / "guard-restore-index";
+    RunOptions with_index{.env = {{"GIT_INDEX_FILE", scratch.string()}}};
+    GitAt in_tree(git.git_dir(), dir);
+    in_tree.out({"read-tree", tree}, with_index);
+    in_tree.out({"checkout-index", "--all", "--force"}, with_index);
+    std::error_code ec;
+    fs::remove(scratch, ec);
 }
+
+namespace {
 
 bool ref_exists(const GitAt& git, const std::string& ref)
 {
@@ -73,26 +52,13 @@ bool checked_out(const GitAt& git, const std::string& branch)
     return false;
 }
 
-// Writes `tree`'s files into `dir` (modes, symlinks, untracked files: all of S) through a
-// private index, so the tree's own index is written only from the index record.
-void write_files(const GitAt& git, const fs::path& dir, const std::string& tree)
-{
-    fs::path scratch = git.git_dir() / "guard-restore-index";
-    RunOptions with_index{.env = {{"GIT_INDEX_FILE", scratch.string()}}};
-    GitAt in_tree(git.git_dir(), dir);
-    in_tree.out({"read-tree", tree}, with_index);
-    in_tree.out({"checkout-index", "--all", "--force"}, with_index);
-    std::error_code ec;
-    fs::remove(scratch, ec);
-}
-
 void restore_nested(const GitAt& outer, const fs::path& root, const SavedNested& n, Restored& result);
 
 // The index, the files and the nested repositories of `save` into the tree at `dir`, whose
 // HEAD is already set.
 void fill_tree(const GitAt& git, const fs::path& dir, const SaveLayout& save, Restored& result)
 {
-    write_files(git, dir, save.tree);
+    write_save_files(git, dir, save.tree);
     GitAt in_tree(git.git_dir(), dir);
     in_tree.out({"read-tree", save.index_tree});
     in_tree.try_run({"update-index", "-q", "--refresh"}); // stat data only; exit 1 is normal
@@ -151,16 +117,20 @@ void restore_own_refs(const GitAt& tree, const SaveLayout& save, Restored& r)
 
 std::string branch_tip(const GitAt& git, const std::string& branch)
 {
-    return trim(git.try_run({"rev-parse", "-q", "--verify", "refs/heads/" + branch + "^{commit}"}).out);
+    return trim_output(git.try_run({"rev-parse", "-q", "--verify", "refs/heads/" + branch + "^{commit}"}).out);
 }
 
 // Attaches the new tree's HEAD to `branch` only when that changes nothing: the branch exists,
 // is where the save's HEAD was, and is checked out nowhere.
-void attach_branch(const GitAt& tree, const GitAt& common, const std::string& branch, Restored& r)
+void attach_branch(const GitAt& tree, const GitAt& common, const std::string& branch, Restored& r,
+                   bool recreate)
 {
     if (branch.empty())
         return;
     std::string tip = branch_tip(common, branch);
+    if (tip.empty() && recreate && common.try_run({"update-ref", "-m", "git guard undo", "refs/heads/" + branch,
+                                                   r.head, ""}).status == 0)
+        tip = r.head; // made here, where nothing of that name was
     std::string why = tip.empty()            ? "branch " + branch + " no longer exists (git guard list shows its save, if any)"
                       : tip != r.head        ? "branch " + branch + " has moved to " + tip.substr(0, 12) + " since the save"
                       : checked_out(common, branch) ? "branch " + branch + " is checked out in another worktree"
@@ -173,7 +143,8 @@ void attach_branch(const GitAt& tree, const GitAt& common, const std::string& br
     r.branch = branch;
 }
 
-Restored restore_tree(const GitAt& common, const Save& s, const SaveLayout& save, const fs::path& path)
+Restored restore_tree(const GitAt& common, const Save& s, const SaveLayout& save, const fs::path& path,
+                      bool recreate)
 {
     Restored r{s.ref, s.commit, "worktree", path, "", save.head, {}};
     std::string branch = s.branch.empty() ? save.branch : s.branch;
@@ -190,7 +161,7 @@ Restored restore_tree(const GitAt& common, const Save& s, const SaveLayout& save
         throw Error(path.string() + " exists or cannot be made (" + ec.message() + "); nothing was changed");
     try {
         common.out({"worktree", "add", "--no-checkout", "--detach", path.string(), unborn ? s.commit : save.head});
-        GitAt tree(trim(GitAt(path / ".git").out({"rev-parse", "--absolute-git-dir"})));
+        GitAt tree(trim_output(GitAt(path / ".git").out({"rev-parse", "--absolute-git-dir"})));
         if (unborn)
             tree.out({"symbolic-ref", "HEAD", "refs/heads/" + branch});
         fill_tree(tree, path, save, r);
@@ -198,7 +169,7 @@ Restored restore_tree(const GitAt& common, const Save& s, const SaveLayout& save
         if (unborn)
             r.branch = branch;
         else
-            attach_branch(tree, common, branch, r);
+            attach_branch(tree, common, branch, r, recreate);
     } catch (const std::exception&) {
         common.try_run({"worktree", "remove", "--force", "--force", path.string()});
         std::error_code ec;
@@ -206,7 +177,7 @@ Restored restore_tree(const GitAt& common, const Save& s, const SaveLayout& save
         throw;
     }
     // As the shim does for every new worktree under `install --lock-worktrees`.
-    if (trim(common.try_run({"config", "--bool", "guard.lockWorktrees"}).out) == "true")
+    if (trim_output(common.try_run({"config", "--bool", "guard.lockWorktrees"}).out) == "true")
         common.try_run({"worktree", "lock", "--reason", "git-guard", path.string()});
     if (save.layout == 1)
         r.notes.push_back("a layout-1 save records no index: everything staged is now unstaged, and "
@@ -243,7 +214,9 @@ fs::path target_of(const fs::path& start, const Save& s, const RestoreOptions& o
     path = absolute_path(start / path);
     if (std::error_code ec; fs::exists(fs::symlink_status(path, ec)))
         throw Error(path.string() + " exists; nothing was changed. Name a free path: git guard "
-                    "restore " + s.ref + " <path>");
+                    "restore " + s.ref + " <path>" + (s.in_place && options.path.empty()
+                                                         ? ", or put it back into that tree: git guard restore --in-place " + s.ref
+                                                         : ""));
     return path;
 }
 
@@ -260,21 +233,43 @@ Restored restore_checked(const fs::path& start, const Save& s, const GitAt& comm
     if (!tree)
         return restore_branch(common, s, branch);
     check_save_input(common.git_dir(), save);
-    return restore_tree(common, s, save, target_of(start, s, options));
+    return restore_tree(common, s, save, target_of(start, s, options), options.recreate_branch);
 }
 
 } // namespace
 
-Restored restore_save(const Site& here, const std::string& name, const RestoreOptions& options)
+std::vector<std::string> restore_obstacles(const Site& here, const Save& s)
+{
+    if (s.in_place)
+        return in_place_obstacles(here, s);
+    GitAt common(here.repository());
+    std::vector<std::string> out;
+    bool tree = s.bundle.empty() && (s.layout != 0 || !s.path.empty()); // as restore_checked decides
+    if (tree) {
+        try {
+            target_of(here.dir, s, {});
+        } catch (const Error& e) {
+            out.push_back(e.what());
+        }
+    } else if (!s.branch.empty() && ref_exists(common, "refs/heads/" + s.branch)) {
+        out.push_back("a branch named '" + s.branch + "' exists");
+    }
+    return out;
+}
+
+std::vector<std::string> restore_obstacles(const Site& here, const std::string& name)
+{
+    return restore_obstacles(here, find_save(here.common, name));
+}
+
+Restored restore_save(const Site& here, const Save& s, const RestoreOptions& options)
 {
     GitAt common(here.repository());
     Restored r;
-    Save s;
     try {
-        s = find_save(here.common, name);
         r = restore_checked(here.dir, s, common, options);
     } catch (const Error& e) {
-        journal_append(common.git_dir(), {.kind = "refusal", .ref = s.ref.empty() ? name : s.ref, .commit = s.commit,
+        journal_append(common.git_dir(), {.kind = "refusal", .ref = s.ref, .commit = s.commit,
                                           .path = options.path.string(), .branch = s.branch,
                                           .reason = "restore", .detail = e.what()});
         throw;
@@ -284,6 +279,19 @@ Restored restore_save(const Site& here, const std::string& name, const RestoreOp
                                       .reason = "restore", .detail = r.kind});
     spdlog::info("restored {} as {} {}", r.ref, r.kind, r.kind == "branch" ? r.branch : r.path.string());
     return r;
+}
+
+Restored restore_save(const Site& here, const std::string& name, const RestoreOptions& options)
+{
+    Save s;
+    try {
+        s = find_save(here.common, name);
+    } catch (const Error& e) {
+        journal_append(here.repository(), {.kind = "refusal", .ref = name, .path = options.path.string(),
+                                           .reason = "restore", .detail = e.what()});
+        throw;
+    }
+    return restore_save(here, s, options);
 }
 
 } // namespace guard

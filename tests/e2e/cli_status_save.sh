@@ -160,7 +160,9 @@ assert_contains "$OUT" "saved $WT to $REF" "the report does not name the branch"
 assert_contains "$OUT" "2 files changed, 2 insertions(+), 1 deletion(-)" "the report has no diffstat"
 assert_contains "$OUT" "inspect: git show --stat stranded/wt/$STAMP" "no inspect command"
 assert_contains "$OUT" "compare: git diff ${BASE:0:12}...stranded/wt/$STAMP" "no compare command"
-assert_contains "$OUT" "restore: git cherry-pick ${BASE:0:12}..stranded/wt/$STAMP" "no restore command"
+assert_contains "$OUT" "apply here: git cherry-pick ${BASE:0:12}..stranded/wt/$STAMP" "no cherry-pick command"
+assert_contains "$OUT" "put back: git guard restore stranded/wt/$STAMP" "the save's report does not name git guard restore"
+assert_contains "$OUT" "show: git guard show stranded/wt/$STAMP" "the save's report does not name git guard show"
 assert_eq "" "$ERR" "a successful save wrote to stderr"
 AFTER_SAVE=$(state_of "$WT")
 assert_eq "$(grep -v stranded/ <<<"$BEFORE")" "$(grep -v stranded/ <<<"$AFTER_SAVE")" \
@@ -169,7 +171,7 @@ assert_eq "$(git -C "$WT" show "$REF:newdir/u.txt")" "u" "the untracked file was
 assert_eq "$(git -C "$WT" show "$REF:a.txt")" "edited" "the tracked edit was destroyed, not saved"
 INSPECT=$(sed -n 's/^  inspect: //p' <<<"$OUT")
 COMPARE=$(sed -n 's/^  compare: //p' <<<"$OUT")
-RESTORE=$(sed -n 's/^  restore: //p' <<<"$OUT")
+RESTORE=$(sed -n 's/^  apply here: //p' <<<"$OUT")
 run_cmd bash -c "cd '$R' && $INSPECT"
 assert_eq 0 "$RC" "the pasted inspect command fails"
 assert_contains "$OUT" "newdir/u.txt" "the inspect command does not show the saved file"

@@ -92,7 +92,7 @@ same_as_git() {
 one_save_line() {
     assert_eq 1 "$GUARD_LINES" "$1: one stderr line names the save"
     local ref
-    ref=$(sed -n 's/^git-guard: .* \(refs\/stranded\/[^ ]*\) (git \(show\|log\) .*/\1/p' "$TEST_ROOT/out/$1.guarded.err" | head -1)
+    ref=$(sed -n 's/^git-guard: .* \(refs\/stranded\/[^ ]*\) (put back: git guard restore --in-place .*/\1/p' "$TEST_ROOT/out/$1.guarded.err" | head -1)
     assert_ref_exists "$G" "${ref:-refs/stranded/none}" "$1: the named save exists"
     assert_eq "" "$(git_real -C "$G" for-each-ref refs/heads/stranded/)" "$1: no stranded branch under refs/heads/"
 }

@@ -11,6 +11,7 @@
 #include "guard/git/repo.hpp"
 #include "guard/modes/transaction.hpp"
 #include "guard/install/watch.hpp"
+#include "guard/modes/watch_hold.hpp"
 #include "guard/modes/watch_lost.hpp"
 
 #include <spdlog/spdlog.h>
@@ -155,6 +156,20 @@ void RepoWatch::store() const
     }
 }
 
+// Every tip and tree HEAD known now, every save still pending, and `more`.
+std::set<std::string> RepoWatch::held(std::set<std::string> more) const
+{
+    for (const auto& [ref, oid] : m_tips)
+        more.insert(oid);
+    for (const auto& [id, t] : m_trees)
+        if (!t.head.empty())
+            more.insert(t.head);
+    for (const auto& [key, p] : m_pending)
+        if (!p.lost.oid.empty())
+            more.insert(p.lost.oid);
+    return more;
+}
+
 std::vector<fs::path> RepoWatch::watched_dirs() const
 {
     std::vector<fs::path> dirs{m_common, m_common / "worktrees", m_common / "reftable"};
@@ -188,12 +203,14 @@ bool RepoWatch::scan()
     }
     if (!refs)
         return false;
-    std::set<std::string> named;
+    std::set<std::string> named, published;
     std::map<std::string, std::string> tips;
     bool remotes = false;
     for (const auto& [oid, ref] : *refs) {
         named.insert(oid);
         remotes = remotes || ref.starts_with("refs/remotes/");
+        if (ref.starts_with("refs/remotes/"))
+            published.insert(oid);
         if (ref.starts_with("refs/heads/") && !is_save_ref(ref))
             tips[ref] = oid;
     }
@@ -218,8 +235,17 @@ bool RepoWatch::scan()
     add_due_retries(lost);
     m_tips = std::move(tips);
     m_trees = std::move(trees);
-    if (m_learned && !lost.empty())
+    // Hold first: what is new is held before anything is judged or saved, and what
+    // vanished stays held until its save is written (or is pending a retry).
+    std::set<std::string> lost_ids;
+    for (const auto& l : lost)
+        if (!l.oid.empty())
+            lost_ids.insert(l.oid);
+    if (m_learned && !lost.empty()) {
+        hold_more(m_common, held(lost_ids), published);
         save_lost(lost, {{named.begin(), named.end()}, remotes});
+    }
+    hold_tips(m_common, held({}), published);
     m_learned = true;
     copy_indexes();
     store();

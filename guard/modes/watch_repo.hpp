@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,7 @@ private:
     void save_lost(const std::vector<Lost>& lost, const KnownRefs& known);
     void add_due_retries(std::vector<Lost>& lost);
     void copy_indexes();
+    std::set<std::string> held(std::set<std::string> more) const;
     void load();
     void store() const;
     std::filesystem::path m_common;

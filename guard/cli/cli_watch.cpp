@@ -10,6 +10,7 @@
 #include "guard/install/watch_unit.hpp"
 #include "guard/modes/watch_loop.hpp"
 #include "guard/modes/watch_sweep.hpp"
+#include "guard/save/repair.hpp"
 
 #include <cstdio>
 
@@ -109,6 +110,25 @@ int run_watch(const Invocation& inv)
         throw Error("cannot start the watcher: " + why);
     std::printf("the watcher runs (pid %ld)\n", *pid);
     return 0;
+}
+
+int run_repair(const Invocation& inv)
+{
+    po::options_description options("git guard repair");
+    auto vm = parse(inv, options, {});
+    if (wants_help(vm, options))
+        return 0;
+    init_log(inv.site.common, inv.verbose);
+    auto broken = broken_saves(inv.site.common);
+    if (broken.empty()) {
+        std::printf("every save names objects in the store: nothing to repair\n");
+        return 0;
+    }
+    for (const auto& b : broken)
+        std::printf("%s names %s, which was pruned: its work is lost\n", b.ref.c_str(), b.oid.c_str());
+    size_t removed = remove_broken(inv.site.common, broken, "repair");
+    std::printf("removed %zu broken save ref(s) (journaled: git guard log)\n", removed);
+    return removed == broken.size() ? 0 : 1;
 }
 
 } // namespace guard::cli

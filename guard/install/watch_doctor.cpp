@@ -6,6 +6,7 @@
 #include "guard/base/manifest.hpp"
 #include "guard/git/repo.hpp"
 #include "guard/install/watch.hpp"
+#include "guard/save/repair.hpp"
 
 #include <algorithm>
 
@@ -67,6 +68,23 @@ Check watcher_check(const fs::path& common)
         c.fix = "run 'git guard watch' (a guarded git call also restarts it)";
     }
     return c;
+}
+
+Check save_objects_check(const fs::path& common)
+{
+    std::vector<BrokenSave> broken;
+    try {
+        broken = broken_saves(common);
+    } catch (const std::exception& e) {
+        return {"save_objects", false, std::string("the saves' objects cannot be checked: ") + e.what(), ""};
+    }
+    if (broken.empty())
+        return {"save_objects", true, "every save names a commit and tree in the object store", ""};
+    std::string detail = std::to_string(broken.size()) + " save(s) name objects not in the store (pruned before "
+                         "they were kept: that work is lost), so git log --all fails:";
+    for (const auto& b : broken)
+        detail += " " + b.ref;
+    return {"save_objects", false, detail, "git guard repair"};
 }
 
 } // namespace guard

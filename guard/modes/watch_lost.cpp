@@ -16,6 +16,7 @@
 #include "guard/modes/watch_repo.hpp"
 #include "guard/modes/watch_sweep.hpp"
 #include "guard/judge/work.hpp"
+#include "guard/save/repair.hpp"
 #include "guard/save/saveref.hpp"
 
 #include <spdlog/spdlog.h>
@@ -70,8 +71,8 @@ std::string save_name(const LostTip& t)
 
 // A vanished admin entry: its HEAD, and its index as the copy the watcher kept (the
 // staged blobs are in the object store), as a save commit when the index differs from HEAD.
-void save_tree(const fs::path& common, const LostTip& t, const std::vector<std::string>& commits,
-               const Settings& settings)
+std::string save_tree(const fs::path& common, const LostTip& t, const std::vector<std::string>& commits,
+                      const Settings& settings)
 {
     Git git(common);
     std::string branch = t.branch_ref.starts_with("refs/heads/") ? t.branch_ref.substr(11) : "";
@@ -81,11 +82,8 @@ void save_tree(const fs::path& common, const LostTip& t, const std::vector<std::
     std::error_code ec;
     RunResult index = fs::exists(t.index, ec) ? git.with_index(t.index).run({"write-tree"}) : RunResult{};
     std::string index_tree = index.status == 0 ? first_line_of(index.out) : "";
-    if (index_tree.empty() || index_tree == head_tree) {
-        if (!commits.empty())
-            save_existing(common, save_name(t), t.oid, options);
-        return;
-    }
+    if (index_tree.empty() || index_tree == head_tree)
+        return commits.empty() ? "" : save_existing(common, save_name(t), t.oid, options).ref;
     Work w;
     w.path = t.path;
     w.branch = branch;
@@ -96,7 +94,7 @@ void save_tree(const fs::path& common, const LostTip& t, const std::vector<std::
         w.changes.push_back({path, ChangeKind::staged});
     std::string commit = write_save(git, w, {index_tree, index_tree, {}}, settings, k_watch_reason);
     options.tree = index_tree;
-    save_existing(common, save_name(t), commit, options);
+    return save_existing(common, save_name(t), commit, options).ref;
 }
 
 // The hook's judgement (§4.2) of each tip: the deleted ones in one pass; a moved one on
@@ -170,19 +168,33 @@ namespace {
 
 // One lost tip, under its lock: read again what the hook, the sweep or a discard did
 // meanwhile, then save.
-void save_one(const fs::path& common, const LostTip& t, const std::vector<std::string>& commits,
-              const Settings& settings)
+// Returns the save ref written ("" when none was due).
+std::string save_one(const fs::path& common, const LostTip& t, const std::vector<std::string>& commits,
+                     const Settings& settings)
 {
     PathLock lock(common, t.ref.empty() ? t.path : t.ref, settings.lock_timeout);
     if (settled(recent_events(common), t) || (!t.gone && named_now(common, t.oid)))
-        return;
+        return "";
     if (!commits.empty())
         record_lost(common, t.oid, save_name(t));
     if (t.gone)
-        save_tree(common, t, commits, settings);
-    else
-        save_existing(common, save_name(t), t.oid,
-                      {.reason = k_watch_reason, .path = t.ref.empty() ? t.path : "", .branch = ""});
+        return save_tree(common, t, commits, settings);
+    return save_existing(common, save_name(t), t.oid,
+                         {.reason = k_watch_reason, .path = t.ref.empty() ? t.path : "", .branch = ""})
+        .ref;
+}
+
+// A save that lost the race to a prune (its commit or tree is gone) is removed and
+// journaled as lost, never left as a ref that breaks `git log --all`.
+void prove_kept(const fs::path& common, const std::vector<std::string>& refs)
+{
+    if (refs.empty())
+        return;
+    try {
+        remove_broken(common, broken_saves(common, refs), k_watch_reason);
+    } catch (const std::exception& e) {
+        spdlog::error("watch: cannot check the saves just written in {}: {}", common.string(), e.what());
+    }
 }
 
 } // namespace
@@ -195,13 +207,15 @@ std::vector<size_t> save_vanished(const fs::path& common, const std::vector<Lost
         if (!settings.enabled)
             return failed;
         auto at_risk = judge(common, lost, settings, known);
+        std::vector<std::string> written;
         for (size_t i = 0; i < lost.size(); ++i) {
             const LostTip& t = lost[i];
             auto commits = at_risk.count(t.oid) ? at_risk[t.oid] : std::vector<std::string>{};
             if (commits.empty() && !t.gone)
                 continue;
             try {
-                save_one(common, t, commits, settings);
+                if (std::string ref = save_one(common, t, commits, settings); !ref.empty())
+                    written.push_back(ref);
             } catch (const std::exception& e) {
                 spdlog::error("watch: cannot save {} ({}): {}", save_name(t), t.oid, e.what());
                 failed.push_back(i);
@@ -214,6 +228,7 @@ std::vector<size_t> save_vanished(const fs::path& common, const std::vector<Lost
                 journal_refusal(common, w, e.what(), k_watch_reason);
             }
         }
+        prove_kept(common, written);
     } catch (const std::exception& e) {
         spdlog::error("watch: cannot judge what vanished from {}: {}", common.string(), e.what());
         for (size_t i = 0; i < lost.size(); ++i)

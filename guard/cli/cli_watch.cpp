@@ -4,6 +4,7 @@
 #include "guard/base/error.hpp"
 #include "guard/base/json.hpp"
 #include "guard/base/log.hpp"
+#include "guard/base/manifest.hpp"
 #include "guard/git/repo.hpp"
 #include "guard/git/site.hpp"
 #include "guard/install/watch.hpp"
@@ -12,7 +13,10 @@
 #include "guard/modes/watch_sweep.hpp"
 #include "guard/save/repair.hpp"
 
+#include <algorithm>
 #include <cstdio>
+
+namespace fs = std::filesystem;
 
 namespace guard::cli {
 
@@ -105,7 +109,17 @@ int run_watch(const Invocation& inv)
     if (vm.count("foreground"))
         return run_watcher();
     std::string why;
-    auto pid = start_watcher({}, why);
+    // doctor's fix: a registered repository here is watched again once this returns.
+    fs::path here;
+    try {
+        auto common = site_at(inv.cwd).common;
+        auto registered = read_registry(registry_file());
+        if (std::find(registered.begin(), registered.end(), common.string()) != registered.end())
+            here = common;
+    } catch (const Error&) {
+        // Outside a repository: start it for the registry only.
+    }
+    auto pid = start_watcher(here, why);
     if (!pid)
         throw Error("cannot start the watcher: " + why);
     std::printf("the watcher runs (pid %ld)\n", *pid);

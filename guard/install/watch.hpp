@@ -38,8 +38,14 @@ WatchStatus watch_status();
 std::optional<long> start_watcher(const std::filesystem::path& common, std::string& why);
 
 // For the shim's slow path and the hook: starts a watcher without waiting when the registry
-// names repositories and none runs. Costs a stat and a lock probe otherwise; never throws.
+// names repositories and none runs; asks a running one to read the registry again when it
+// watches fewer repositories than the registry names (at most every 2 s). Costs a stat, a
+// lock probe and two small reads otherwise; never throws.
 void revive_watcher() noexcept;
+
+// Asks the running watcher to read the registry again (a file beside it, which it watches):
+// a repository it dropped (deleted, unreadable) and that is back is then watched anew.
+void poke_watcher();
 
 // Asks the running watcher to end and waits until it has. False when none ran.
 bool stop_watcher();

@@ -4,6 +4,8 @@
 // one starts it detached.
 #include "guard/install/watch.hpp"
 
+#include "guard/base/clock.hpp"
+#include "guard/base/file.hpp"
 #include "guard/base/manifest.hpp"
 #include "guard/git/process.hpp"
 #include "guard/git/repo.hpp"
@@ -113,6 +115,21 @@ bool registry_names_repositories()
     return ::stat(registry_file().c_str(), &st) == 0 && st.st_size > 0;
 }
 
+fs::path reread_file() { return registry_file().parent_path() / "watch-reread"; }
+
+// Whether the running watcher watches fewer repositories than the registry names (one it
+// dropped may be back), and it was not asked to read them again within the last 2 s.
+bool watches_fewer()
+{
+    std::vector<std::string> repos;
+    read_status_file(repos);
+    if (repos.size() >= read_registry(registry_file()).size())
+        return false;
+    std::error_code ec;
+    auto asked = fs::last_write_time(reread_file(), ec);
+    return ec || fs::file_time_type::clock::now() - asked > std::chrono::seconds(2);
+}
+
 } // namespace
 
 WatchStatus watch_status()
@@ -141,6 +158,8 @@ std::optional<long> start_watcher(const fs::path& common, std::string& why)
     }
     if (!watch_status().running)
         spawn();
+    else if (!common.empty())
+        poke_watcher(); // it may have dropped `common` (deleted, then made again)
     // It writes its status once every repository is read and watched; a running one
     // reads the registry again when it changes.
     for (int i = 0; i < 1000; ++i) {
@@ -154,11 +173,20 @@ std::optional<long> start_watcher(const fs::path& common, std::string& why)
     return std::nullopt;
 }
 
+void poke_watcher()
+{
+    write_bytes(reread_file(), utc_millis("%Y-%m-%dT%H:%M:%S") + "\n");
+}
+
 void revive_watcher() noexcept
 {
     try {
-        if (registry_names_repositories() && !lock_held())
+        if (!registry_names_repositories())
+            return;
+        if (!lock_held())
             spawn();
+        else if (watches_fewer())
+            poke_watcher();
     } catch (...) {
         // Reviving is a courtesy of the guarded call: it never fails that call.
     }

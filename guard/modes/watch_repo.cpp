@@ -70,7 +70,25 @@ fs::path index_copy(const fs::path& common, const std::string& id)
     return repo_watch_dir(common) / ("index-" + (id.empty() ? std::string("main") : id));
 }
 
-RepoWatch::RepoWatch(fs::path common) : m_common(std::move(common)) { load(); }
+namespace {
+
+std::string dir_identity(const fs::path& dir)
+{
+    struct stat st{};
+    if (::stat(dir.c_str(), &st) != 0)
+        return "";
+    return std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino);
+}
+
+} // namespace
+
+RepoWatch::RepoWatch(fs::path common) : m_common(std::move(common)), m_identity(dir_identity(m_common)) { load(); }
+
+bool RepoWatch::same_repository() const
+{
+    std::string now = dir_identity(m_common);
+    return !now.empty() && now == m_identity;
+}
 
 namespace {
 

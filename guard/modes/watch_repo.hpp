@@ -34,6 +34,9 @@ public:
     bool scan();
 
     const std::filesystem::path& common() const { return m_common; }
+    // Whether `common` is still the git dir this watch was made for (LESSONS 31: a path is
+    // not an identity): false once it was deleted and made again, even at the same path.
+    bool same_repository() const;
     const std::map<std::string, KnownTree>& trees() const { return m_trees; }
     // The directories whose changes can change a tip or a tree: the ref store (loose refs,
     // packed-refs, reftable) and worktrees/ with each admin entry.
@@ -66,6 +69,7 @@ private:
     void load();
     void store() const;
     std::filesystem::path m_common;
+    std::string m_identity;                      // the common dir's device and inode
     std::map<std::string, std::string> m_tips;   // refs/heads/* (no saves) -> oid
     std::map<std::string, KnownTree> m_trees;    // admin entry name ("" main) -> tree
     std::map<std::string, Pending> m_pending;    // "<ref>\n<oid>\n<id>" -> a failed save

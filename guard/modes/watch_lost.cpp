@@ -39,26 +39,46 @@ namespace guard {
 
 namespace {
 
-// `git guard discard` deletes a branch and journals it under the branch's lock, so the
-// journal read under that lock says what the user let go; the shim's saves of a tree it
-// then let git remove say that its admin entry is saved already.
-std::vector<JournalEvent> recent_events(const fs::path& common)
+// `git guard discard` deletes a branch and journals it under the branch's lock: a discard
+// of this very commit since the watcher last saw it alive is the user letting it go. A
+// drop (of a save) or an older discard is not: the commit may have come back since.
+bool discarded(const fs::path& common, const LostTip& t)
 {
-    std::string since = utc_iso(std::time(nullptr) - 60);
-    std::vector<JournalEvent> out;
+    if (t.oid.empty() || t.seen.empty())
+        return false;
     for (const auto& e : read_journal(common))
-        if ((e.event.kind == "discard" || e.event.kind == "drop" || e.event.kind == "save") && e.time >= since)
-            out.push_back(e.event);
-    return out;
+        if (e.event.kind == "discard" && e.event.commit == t.oid && e.time >= t.seen)
+            return true;
+    return false;
 }
 
-bool settled(const std::vector<JournalEvent>& events, const LostTip& t)
+// The tree of the watcher's copy of a vanished tree's index ("" when there is none).
+std::string index_tree_of(const Git& git, const LostTip& t)
 {
-    for (const auto& e : events) {
-        bool let_go = e.kind != "save" && !t.oid.empty() && e.commit == t.oid;
-        bool tree_done = t.gone && !t.path.empty() && e.path == t.path && e.reason != k_watch_reason &&
-                         e.reason != "snapshot";
-        if (let_go || tree_done)
+    std::error_code ec;
+    if (t.index.empty() || !fs::exists(t.index, ec))
+        return "";
+    RunResult r = git.with_index(t.index).run({"write-tree"});
+    return r.status == 0 ? first_line_of(r.out) : "";
+}
+
+// Whether a save holds exactly what the watcher last knew of a vanished tree: its HEAD
+// and its index (a layout-2 save's Stranded-Head and Stranded-Index-Tree, or a save of
+// HEAD itself when the index was HEAD's). A path or a time is never the test.
+bool tree_held(const Git& git, const LostTip& t, const std::string& index_tree, const std::string& head_tree)
+{
+    RunResult r = git.run({"for-each-ref",
+                           "--format=%(objectname)%00%(trailers:key=Stranded-Head,valueonly,separator=)%00"
+                           "%(trailers:key=Stranded-Index-Tree,valueonly,separator=)%00",
+                           "refs/heads/stranded/", "refs/stranded/"});
+    if (r.status != 0)
+        return false; // unreadable saves hold nothing for sure: save
+    auto f = split(r.out);
+    for (size_t i = 0; i + 2 < f.size(); i += 3) {
+        std::string commit = f[i].starts_with("\n") ? f[i].substr(1) : f[i];
+        bool itself = commit == t.oid && (index_tree.empty() || index_tree == head_tree);
+        bool layout = f[i + 1] == (t.oid.empty() ? "unborn" : t.oid) && (index_tree.empty() || f[i + 2] == index_tree);
+        if (itself || layout)
             return true;
     }
     return false;
@@ -79,9 +99,9 @@ std::string save_tree(const fs::path& common, const LostTip& t, const std::vecto
     SaveOptions options{.reason = k_watch_reason, .path = t.path, .branch = branch};
     std::string head_tree = t.oid.empty() ? git.empty_tree()
                                           : first_line_of(git.out({"rev-parse", t.oid + "^{tree}"}, "read HEAD's tree"));
-    std::error_code ec;
-    RunResult index = fs::exists(t.index, ec) ? git.with_index(t.index).run({"write-tree"}) : RunResult{};
-    std::string index_tree = index.status == 0 ? first_line_of(index.out) : "";
+    std::string index_tree = index_tree_of(git, t);
+    if (tree_held(git, t, index_tree, head_tree))
+        return ""; // the shim's or the hook's save holds it already
     if (index_tree.empty() || index_tree == head_tree)
         return commits.empty() ? "" : save_existing(common, save_name(t), t.oid, options).ref;
     Work w;
@@ -173,7 +193,7 @@ std::string save_one(const fs::path& common, const LostTip& t, const std::vector
                      const Settings& settings)
 {
     PathLock lock(common, t.ref.empty() ? t.path : t.ref, settings.lock_timeout);
-    if (settled(recent_events(common), t) || (!t.gone && named_now(common, t.oid)))
+    if (discarded(common, t) || (!t.gone && named_now(common, t.oid)))
         return "";
     if (!commits.empty())
         record_lost(common, t.oid, save_name(t));

@@ -3,6 +3,7 @@
 // remembers the last answer and compares.
 #include "guard/modes/watch_repo.hpp"
 
+#include "guard/base/clock.hpp"
 #include "guard/base/error.hpp"
 #include "guard/save/journal.hpp"
 #include "guard/base/lock.hpp"
@@ -209,6 +210,7 @@ bool RepoWatch::scan()
     std::error_code ec;
     if (!fs::is_directory(m_common, ec))
         return false;
+    std::string read_at = utc_millis("%Y-%m-%dT%H:%M:%S"); // before git is asked: a discard after it is newer
     auto refs = read_refs(m_common);
     if (!refs)
         refs = read_refs(m_common); // a ref store being packed right now answers next time
@@ -251,6 +253,8 @@ bool RepoWatch::scan()
             lost.push_back({"", t.head, gone ? "" : now->second.head, id, t, gone});
     }
     add_due_retries(lost);
+    m_seen_before = m_seen_at;
+    m_seen_at = read_at;
     m_tips = std::move(tips);
     m_trees = std::move(trees);
     // Hold first: what is new is held before anything is judged or saved, and what
@@ -334,7 +338,7 @@ void RepoWatch::save_lost(const std::vector<Lost>& lost, const KnownRefs& known)
     for (const auto& l : lost) {
         bool retry = m_pending.count(pending_key(l.ref, l.oid, l.id)) > 0;
         tips.push_back({l.ref, l.oid, l.now, l.tree.path.string(), l.tree.branch_ref, l.gone,
-                        l.gone ? index_copy(m_common, l.id) : fs::path(), retry});
+                        l.gone ? index_copy(m_common, l.id) : fs::path(), retry, m_seen_before});
     }
     auto failed = save_vanished(m_common, tips, known);
     std::map<std::string, Pending> pending;

@@ -74,6 +74,8 @@ private:
     std::map<std::string, KnownTree> m_trees;    // admin entry name ("" main) -> tree
     std::map<std::string, Pending> m_pending;    // "<ref>\n<oid>\n<id>" -> a failed save
     bool m_learned = false;
+    std::string m_seen_at;      // UTC of this scan's read (journal format); "" before the first
+    std::string m_seen_before;  // of the read before it: what vanished now was alive then
 };
 
 // `<common>/guard/watch/`: the watcher's copies of the indexes and its record of tips.

@@ -217,6 +217,49 @@ void prove_kept(const fs::path& common, const std::vector<std::string>& refs)
     }
 }
 
+// Every lost branch tip of one event saved in one transaction and one read-back (LESSONS
+// 29: per operation, not per item), under all their locks at once, after one read of the
+// refs and one of the journal. Returns the indexes of `lost` it settled or saved; none
+// when there are fewer than two, or the batch cannot be written as one (each is then
+// saved on its own).
+std::set<size_t> save_batch(const fs::path& common, const std::vector<LostTip>& lost,
+                            const std::map<std::string, std::vector<std::string>>& at_risk, const Settings& settings,
+                            std::vector<std::string>& written)
+{
+    std::set<std::string> keys;
+    for (const auto& t : lost)
+        if (!t.gone && !t.ref.empty() && at_risk.count(t.oid))
+            keys.insert(t.ref);
+    if (keys.size() < 2)
+        return {};
+    std::vector<PathLock> locks;
+    for (const auto& key : keys) // sorted: two batches never wait on each other in a cycle
+        locks.emplace_back(common, key, settings.lock_timeout);
+    std::set<std::string> named;
+    for (const auto& oid : split(Git(common).out({"for-each-ref", "--format=%(objectname)"}, "list the refs"), '\n'))
+        named.insert(oid);
+    std::set<size_t> handled;
+    std::vector<NamedTip> tips;
+    for (size_t i = 0; i < lost.size(); ++i) {
+        const LostTip& t = lost[i];
+        if (t.gone || t.ref.empty() || !at_risk.count(t.oid))
+            continue;
+        handled.insert(i);
+        if (named.count(t.oid) || discarded(common, t))
+            continue;
+        record_lost(common, t.oid, save_name(t));
+        tips.push_back({save_name(t), t.oid, ""});
+    }
+    if (tips.empty())
+        return handled;
+    auto saves = save_existing_batch(common, tips, {.reason = k_watch_reason});
+    if (!saves)
+        return {};
+    for (const auto& saved : *saves)
+        written.push_back(saved.ref);
+    return handled;
+}
+
 } // namespace
 
 std::vector<size_t> save_vanished(const fs::path& common, const std::vector<LostTip>& lost, const KnownRefs& known)
@@ -228,7 +271,15 @@ std::vector<size_t> save_vanished(const fs::path& common, const std::vector<Lost
             return failed;
         auto at_risk = judge(common, lost, settings, known);
         std::vector<std::string> written;
+        std::set<size_t> batched;
+        try {
+            batched = save_batch(common, lost, at_risk, settings, written);
+        } catch (const std::exception& e) {
+            spdlog::warn("watch: batched save in {}: {} (each is saved on its own)", common.string(), e.what());
+        }
         for (size_t i = 0; i < lost.size(); ++i) {
+            if (batched.count(i))
+                continue;
             const LostTip& t = lost[i];
             auto commits = at_risk.count(t.oid) ? at_risk[t.oid] : std::vector<std::string>{};
             if (commits.empty() && !t.gone)

@@ -200,7 +200,8 @@ std::string save_one(const fs::path& common, const LostTip& t, const std::vector
     if (t.gone)
         return save_tree(common, t, commits, settings);
     return save_existing(common, save_name(t), t.oid,
-                         {.reason = k_watch_reason, .path = t.ref.empty() ? t.path : "", .branch = ""})
+                         {.reason = k_watch_reason, .path = t.ref.empty() ? t.path : "",
+                          .branch = t.ref.empty() ? "" : save_name(t)})
         .ref;
 }
 
@@ -248,7 +249,7 @@ std::set<size_t> save_batch(const fs::path& common, const std::vector<LostTip>& 
         if (named.count(t.oid) || discarded(common, t))
             continue;
         record_lost(common, t.oid, save_name(t));
-        tips.push_back({save_name(t), t.oid, ""});
+        tips.push_back({save_name(t), t.oid, "", save_name(t)});
     }
     if (tips.empty())
         return handled;

@@ -65,7 +65,7 @@ subprocess.run([git, '-C', sys.argv[1], 'gc', '-q', '--prune=now'], check=True)"
 # saved_count: how many of the 100 commits a save holds (a save ref, or a chain the
 # oldest saves were folded onto beyond guard.keepBranches).
 saved_count() {
-    git_real -C "$REPO" for-each-ref --format='%(refname)' refs/heads/stranded/ refs/stranded/ |
+    git_real -C "$REPO" for-each-ref --format='%(objectname)' refs/heads/stranded/ refs/stranded/ |
         git_real -C "$REPO" rev-list --stdin 2>/dev/null | sort | comm -12 - "$TEST_ROOT/mass" | wc -l | tr -d ' '
 }
 all_saved() { [ "$(saved_count)" -ge 100 ]; }
@@ -78,6 +78,15 @@ for oid in $(git_real -C "$REPO" for-each-ref --format='%(objectname)' refs/head
 done
 assert_eq 0 "$MISSING" "$MISSING save refs name pruned objects"
 clean "$REPO" "after 100 deletes + gc --prune=now"
+
+section "a batched save of a deleted branch restores as that branch"
+REF=$(git_real -C "$REPO" for-each-ref --sort=-refname --count=1 --format='%(refname)' 'refs/heads/stranded/mass-*/*')
+NAME=${REF#refs/heads/stranded/}
+NAME=${NAME%%/*}
+run_cmd "$GUARD" -C "$REPO" restore "${REF#refs/heads/}"
+assert_eq 0 "$RC" "git guard restore of a batched watcher save refused ($ERR)"
+assert_eq "$(git_real -C "$REPO" rev-parse "$REF")" "$(git_real -C "$REPO" rev-parse -q --verify "refs/heads/$NAME")" \
+    "restore did not put refs/heads/$NAME back"
 
 section "the hold is invisible to a ref walk and lets go once the work is saved"
 assert_eq "" "$(git_real -C "$REPO" for-each-ref --format='%(refname)' | grep -v -e '^refs/heads/' -e '^refs/remotes/' -e '^refs/tags/' -e '^refs/stranded/')" \

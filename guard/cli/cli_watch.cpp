@@ -93,6 +93,8 @@ int run_watch(const Invocation& inv)
             std::fprintf(stderr, "git-guard: saved %d lost commit(s) before gc (git guard list)\n", saved);
         return 0;
     }
+    if (vm.count("enable") || vm.count("foreground"))
+        clear_stop(); // the user starts it
     if (vm.count("enable")) {
         std::printf("%s\n", enable_watch_unit(vm.count("no-start") ? Start::no : Start::yes).c_str());
         return 0;
@@ -103,7 +105,8 @@ int run_watch(const Invocation& inv)
     }
     if (vm.count("stop")) {
         bool stopped = stop_watcher();
-        std::printf("%s\n", stopped ? "stopped the watcher" : "no watcher was running");
+        std::printf("%s\n", stopped ? "stopped the watcher (it stays stopped until 'git guard watch')"
+                                     : "no watcher was running (none starts until 'git guard watch')");
         return 0;
     }
     if (vm.count("foreground"))
@@ -119,6 +122,7 @@ int run_watch(const Invocation& inv)
     } catch (const Error&) {
         // Outside a repository: start it for the registry only.
     }
+    clear_stop(); // the user starts it: a stop of theirs ends here
     auto pid = start_watcher(here, why);
     if (!pid)
         throw Error("cannot start the watcher: " + why);

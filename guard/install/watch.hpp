@@ -47,8 +47,12 @@ void revive_watcher() noexcept;
 // a repository it dropped (deleted, unreadable) and that is back is then watched anew.
 void poke_watcher();
 
-// Asks the running watcher to end and waits until it has. False when none ran.
+// Asks the running watcher to end and waits until it has. False when none ran. The stop
+// lasts (a marker in watch_dir()): neither install nor a guarded call starts it again
+// until the user does (`git guard watch`, which calls clear_stop()).
 bool stop_watcher();
+bool stopped_by_user();
+void clear_stop();
 
 // guard.snapshotInterval of the repository at `common` in seconds (DESIGN §9, default 60):
 // 0 turns snapshots off; a value that is no plain number keeps the default.

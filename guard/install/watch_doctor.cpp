@@ -63,9 +63,22 @@ Check watcher_check(const fs::path& common)
         c.fix = s.polling.find("max_user_instances") != std::string::npos
                     ? "raise the limit, or end processes holding inotify instances: sysctl fs.inotify.max_user_instances=1024"
                     : "raise the limit: sysctl fs.inotify.max_user_watches=524288";
-    } else if (!watched && listed) {
+    } else if (!listed) {
         c.ok = false;
-        c.fix = "run 'git guard watch' (a guarded git call also restarts it)";
+        c.detail = "this repository is not in the watcher's registry (" + registry_file().string() +
+                   "), so no watcher will watch it; " + coverage(common, false);
+        c.fix = "git guard install";
+    } else if (!watched && stopped_by_user()) {
+        c.ok = false;
+        c.detail = "you stopped the watcher ('git guard watch --stop'): nothing starts it until you do; " +
+                   coverage(common, false);
+        c.fix = "git guard watch";
+    } else if (!watched) {
+        c.ok = false;
+        c.detail = (s.running ? "the watcher runs (pid " + std::to_string(s.pid) + ") but does not watch this "
+                                "repository (it could not read it, or it was made again at this path)"
+                              : std::string("no watcher runs")) + "; " + coverage(common, false);
+        c.fix = "git guard watch (returns once it watches this repository)";
     }
     return c;
 }

@@ -156,6 +156,10 @@ std::optional<long> start_watcher(const fs::path& common, std::string& why)
         why = "no guarded repository is registered in " + registry_file().string();
         return std::nullopt;
     }
+    if (stopped_by_user()) {
+        why = "you stopped it with 'git guard watch --stop'; 'git guard watch' starts it again";
+        return std::nullopt;
+    }
     if (!watch_status().running)
         spawn();
     else if (!common.empty())
@@ -181,7 +185,7 @@ void poke_watcher()
 void revive_watcher() noexcept
 {
     try {
-        if (!registry_names_repositories())
+        if (!registry_names_repositories() || stopped_by_user())
             return;
         if (!lock_held())
             spawn();
@@ -192,8 +196,26 @@ void revive_watcher() noexcept
     }
 }
 
+fs::path stop_marker() { return watch_dir() / "stopped"; }
+
+bool stopped_by_user()
+{
+    std::error_code ec;
+    return fs::exists(stop_marker(), ec);
+}
+
+void clear_stop()
+{
+    std::error_code ec;
+    fs::remove(stop_marker(), ec);
+}
+
 bool stop_watcher()
 {
+    // The user's stop lasts: no guarded call or install revives it until `git guard watch`.
+    std::error_code ec;
+    fs::create_directories(watch_dir(), ec);
+    write_bytes(stop_marker(), "stopped by 'git guard watch --stop' at " + utc_millis("%Y-%m-%dT%H:%M:%S") + "\n");
     auto s = watch_status();
     if (!s.running)
         return false;

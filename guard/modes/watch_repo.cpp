@@ -355,6 +355,12 @@ void RepoWatch::save_lost(const std::vector<Lost>& lost, const KnownRefs& known)
     for (const auto& l : lost)
         m_pending.erase(pending_key(l.ref, l.oid, l.id));
     m_pending.merge(pending);
+    // A vanished tree's index copy goes with it once its save is done (bounded growth):
+    // one still pending keeps its copy for the next try.
+    std::error_code ec;
+    for (const auto& l : lost)
+        if (l.gone && !m_trees.count(l.id) && !m_pending.count(pending_key(l.ref, l.oid, l.id)))
+            fs::remove(index_copy(m_common, l.id), ec);
 }
 
 } // namespace guard

@@ -79,6 +79,8 @@ if poll 30 saved_at "$REPO" lib-tree "$HEAD_ID"; then
     REF=$(save_of "$REPO" lib-tree)
     assert_eq "$STAGED" "$(git_real -C "$REPO" rev-parse "$REF:staged.txt" 2>/dev/null)" \
         "Worktree.prune: the staged file was destroyed, not saved"
+    index_gone() { [ ! -e "$REPO/.git/guard/watch/index-lib-tree" ]; }
+    poll 10 index_gone || fail "the watcher keeps the vanished tree's index copy after saving it"
 else
     fail "Worktree.prune: the detached commit $HEAD_ID was destroyed, not saved"
 fi

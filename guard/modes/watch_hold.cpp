@@ -121,6 +121,21 @@ void let_go(const Git& git, const fs::path& common, const Record& old, const std
     remove_pack(common, old.pack);
 }
 
+// The `tip` and `^published` lines of the tips whose commit git can read.
+std::string present_only(const Git& git, const std::set<std::string>& tips, const std::set<std::string>& published)
+{
+    std::string input;
+    for (const auto& t : tips)
+        input += t + "^{commit}\n";
+    std::string revs;
+    for (const auto& line : split(git.run({"cat-file", "--batch-check=%(objectname)"}, input).out, '\n'))
+        if (is_oid(line))
+            revs += line + "\n";
+    for (const auto& p : published)
+        revs += "^" + p + "\n";
+    return revs;
+}
+
 } // namespace
 
 void hold_more(const fs::path& common, const std::set<std::string>& tips, const std::set<std::string>& published)
@@ -160,7 +175,15 @@ void hold_tips(const fs::path& common, const std::set<std::string>& tips, const 
         for (const auto& p : published)
             revs += "^" + p + "\n";
         if (!tips.empty()) {
-            now.pack = write_pack(git, common, revs);
+            try {
+                now.pack = write_pack(git, common, revs);
+            } catch (const Error& e) {
+                // A tip whose objects are gone already (a broken ref, a pruned HEAD) must not
+                // keep every other tip unheld: hold the ones that are there.
+                spdlog::warn("watch: holding only the tips still in {}: {}", common.string(), e.what());
+                revs = present_only(git, tips, published);
+                now.pack = write_pack(git, common, revs);
+            }
             now.objects = pack_objects(git, pack_dir(common) / (now.pack + ".idx"));
         }
         write_record(common, now);

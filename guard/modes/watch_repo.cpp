@@ -91,6 +91,22 @@ bool RepoWatch::same_repository() const
     return !now.empty() && now == m_identity;
 }
 
+// Hold first: what is new is held before anything is judged or saved, and what vanished
+// stays held until its save is written (or while it is pending a retry).
+void RepoWatch::hold_and_save(const std::vector<Lost>& lost, const KnownRefs& known,
+                              const std::set<std::string>& published)
+{
+    std::set<std::string> lost_ids;
+    for (const auto& l : lost)
+        if (!l.oid.empty())
+            lost_ids.insert(l.oid);
+    if (m_learned && !lost.empty()) {
+        hold_more(m_common, held(lost_ids), published);
+        save_lost(lost, known);
+    }
+    hold_tips(m_common, held({}), published);
+}
+
 // Every tip and tree HEAD known now, every save still pending, and `more`.
 std::set<std::string> RepoWatch::held(std::set<std::string> more) const
 {
@@ -173,17 +189,7 @@ bool RepoWatch::scan()
     m_seen_at = read_at;
     m_tips = std::move(tips);
     m_trees = std::move(trees);
-    // Hold first: what is new is held before anything is judged or saved, and what
-    // vanished stays held until its save is written (or is pending a retry).
-    std::set<std::string> lost_ids;
-    for (const auto& l : lost)
-        if (!l.oid.empty())
-            lost_ids.insert(l.oid);
-    if (m_learned && !lost.empty()) {
-        hold_more(m_common, held(lost_ids), published);
-        save_lost(lost, {{named.begin(), named.end()}, remotes});
-    }
-    hold_tips(m_common, held({}), published);
+    hold_and_save(lost, {{named.begin(), named.end()}, remotes}, published);
     m_learned = true;
     copy_indexes();
     store();

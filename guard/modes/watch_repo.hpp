@@ -66,6 +66,7 @@ private:
     void add_due_retries(std::vector<Lost>& lost);
     void copy_indexes();
     std::set<std::string> held(std::set<std::string> more) const;
+    void hold_and_save(const std::vector<Lost>& lost, const KnownRefs& known, const std::set<std::string>& published);
     void load();
     void store() const;
     std::filesystem::path m_common;

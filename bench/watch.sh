@@ -6,13 +6,16 @@
 #   latency:  from a branch deleted with hooks off (no hook, no shim: what libgit2 does) to
 #             its save under refs/heads/stranded/, median and max of N deletions (goal
 #             <= 100 ms), beside the time `git branch -D` takes when the hook saves;
+#   hold:     from a new unpushed branch to the watcher knowing it (and, since issue 38,
+#             holding it in its kept pack), median of N, with the git calls per event; and
+#             100 branches deleted with hooks off in one transaction to all 100 saved;
 #   snapshot: the CPU one snapshot check of an unchanged 30,000-file tree costs (the
 #             watcher's own and its git children's), beside `git status` in that tree, and
 #             as a share of one core at the default interval (60 s; goal <= 1%), with and
 #             without fsmonitor (when the git in use has a working fsmonitor daemon).
 # Reports; never asserts.
 #
-# Usage: bench/watch.sh [--full] [--bin DIR] [--runs N] [--only idle|latency|snapshot]
+# Usage: bench/watch.sh [--full] [--bin DIR] [--runs N] [--only idle|latency|hold|snapshot]
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -26,7 +29,7 @@ while [ $# -gt 0 ]; do
     --bin) bin=$2; shift ;;
     --runs) runs=$2; shift ;;
     --only) only=$2; shift ;;
-    *) echo "usage: bench/watch.sh [--full] [--bin DIR] [--runs N] [--only idle|latency|snapshot]" >&2; exit 2 ;;
+    *) echo "usage: bench/watch.sh [--full] [--bin DIR] [--runs N] [--only idle|latency|hold|snapshot]" >&2; exit 2 ;;
     esac
     shift
 done
@@ -107,6 +110,36 @@ lmax=$(printf '%s\n' "${lat[@]}" | sort -n | tail -1)
 hmed=$(printf '%s\n' "${hook[@]}" | median)
 echo "event to save: median ${lmed} ms, max ${lmax} ms (goal <= 100 ms); git branch -D with the hook's save: median ${hmed} ms"
 awk -v a="$lmed" -v b="$hmed" 'BEGIN {if (b > 0) printf "ratio watcher save / hook save (medians): %.2f\n", a / b}'
+fi
+if part hold; then
+echo "== hold: $runs new unpushed branches, then 100 deleted at once (hooks off)"
+repo=$work/repo2
+known() { tr '\0' '\n' <"$repo/.git/guard/watch/tips" 2>/dev/null | grep -qx "$1"; }
+held=()
+calls_before=$(calls)
+for i in $(seq 1 "$runs"); do
+    tip=$(git -C "$repo" commit-tree -p main -m "held $i" "$(git -C "$repo" rev-parse 'main^{tree}')")
+    t0=$(now_ms)
+    git -C "$repo" -c core.hooksPath=/dev/null update-ref "refs/heads/held$i" "$tip"
+    until known "$tip"; do sleep 0.002; done
+    held+=($(($(now_ms) - t0)))
+done
+per_event=$(( ($(calls) - calls_before) / runs ))
+echo "new branch to known (and held): median $(printf '%s\n' "${held[@]}" | median) ms, max $(printf '%s\n' "${held[@]}" | sort -n | tail -1) ms; git calls per event: ${per_event}"
+for i in $(seq 1 100); do
+    printf 'create refs/heads/mass%s %s\n' "$i" "$(git -C "$repo" commit-tree -p main -m "mass $i" "$(git -C "$repo" rev-parse 'main^{tree}')")"
+done | git -C "$repo" -c core.hooksPath=/dev/null update-ref --stdin
+last=$(git -C "$repo" rev-parse mass100)
+until known "$last"; do sleep 0.01; done
+t0=$(now_ms)
+for i in $(seq 1 100); do printf 'delete refs/heads/mass%s\n' "$i"; done |
+    git -C "$repo" -c core.hooksPath=/dev/null update-ref --stdin
+saved_all() {
+    [ "$(git -C "$repo" for-each-ref --format='%(objectname)' refs/heads/stranded/ refs/stranded/ |
+        git -C "$repo" log --stdin --format=%s | grep -c '^mass ')" -ge 100 ]
+}
+until saved_all; do sleep 0.05; done
+echo "100 deleted at once to all saved: $(($(now_ms) - t0)) ms"
 fi
 part snapshot || exit 0
 

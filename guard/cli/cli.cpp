@@ -196,6 +196,7 @@ const Command k_commands[] = {
     {"fold", "fold the oldest saves into chains: few refs, every save kept", true, run_fold},
     {"install", "guard this repository: hook, shim, guard.enabled", true, run_install},
     {"uninstall", "restore the hooks and config install changed", true, run_uninstall},
+    {"repair", "remove saves that name pruned objects (doctor's save_objects fix)", true, run_repair},
     {"doctor", "check that this repository is guarded, with a fix for each problem", true, run_doctor},
     {"watch", "the backstop's watcher: start, --status, --stop, --foreground, --lost", false, run_watch},
     {"help", "show the commands, or one command's usage: help <command>", false, run_help},

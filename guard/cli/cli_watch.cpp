@@ -4,14 +4,19 @@
 #include "guard/base/error.hpp"
 #include "guard/base/json.hpp"
 #include "guard/base/log.hpp"
+#include "guard/base/manifest.hpp"
 #include "guard/git/repo.hpp"
 #include "guard/git/site.hpp"
 #include "guard/install/watch.hpp"
 #include "guard/install/watch_unit.hpp"
 #include "guard/modes/watch_loop.hpp"
 #include "guard/modes/watch_sweep.hpp"
+#include "guard/save/repair.hpp"
 
+#include <algorithm>
 #include <cstdio>
+
+namespace fs = std::filesystem;
 
 namespace guard::cli {
 
@@ -88,6 +93,8 @@ int run_watch(const Invocation& inv)
             std::fprintf(stderr, "git-guard: saved %d lost commit(s) before gc (git guard list)\n", saved);
         return 0;
     }
+    if (vm.count("enable") || vm.count("foreground"))
+        clear_stop(); // the user starts it
     if (vm.count("enable")) {
         std::printf("%s\n", enable_watch_unit(vm.count("no-start") ? Start::no : Start::yes).c_str());
         return 0;
@@ -98,17 +105,48 @@ int run_watch(const Invocation& inv)
     }
     if (vm.count("stop")) {
         bool stopped = stop_watcher();
-        std::printf("%s\n", stopped ? "stopped the watcher" : "no watcher was running");
+        std::printf("%s\n", stopped ? "stopped the watcher (it stays stopped until 'git guard watch')"
+                                     : "no watcher was running (none starts until 'git guard watch')");
         return 0;
     }
     if (vm.count("foreground"))
         return run_watcher();
     std::string why;
-    auto pid = start_watcher({}, why);
+    // doctor's fix: a registered repository here is watched again once this returns.
+    fs::path here;
+    try {
+        auto common = site_at(inv.cwd).common;
+        auto registered = read_registry(registry_file());
+        if (std::find(registered.begin(), registered.end(), common.string()) != registered.end())
+            here = common;
+    } catch (const Error&) {
+        // Outside a repository: start it for the registry only.
+    }
+    clear_stop(); // the user starts it: a stop of theirs ends here
+    auto pid = start_watcher(here, why);
     if (!pid)
         throw Error("cannot start the watcher: " + why);
     std::printf("the watcher runs (pid %ld)\n", *pid);
     return 0;
+}
+
+int run_repair(const Invocation& inv)
+{
+    po::options_description options("git guard repair");
+    auto vm = parse(inv, options, {});
+    if (wants_help(vm, options))
+        return 0;
+    init_log(inv.site.common, inv.verbose);
+    auto broken = broken_saves(inv.site.common);
+    if (broken.empty()) {
+        std::printf("every save names objects in the store: nothing to repair\n");
+        return 0;
+    }
+    for (const auto& b : broken)
+        std::printf("%s names %s, which was pruned: its work is lost\n", b.ref.c_str(), b.oid.c_str());
+    size_t removed = remove_broken(inv.site.common, broken, "repair");
+    std::printf("removed %zu broken save ref(s) (journaled: git guard log)\n", removed);
+    return removed == broken.size() ? 0 : 1;
 }
 
 } // namespace guard::cli

@@ -5,5 +5,7 @@
 namespace guard::cli {
 
 int run_watch(const Invocation& inv);
+// `git guard repair`: removes the saves that name missing objects (save/repair.hpp).
+int run_repair(const Invocation& inv);
 
 } // namespace guard::cli

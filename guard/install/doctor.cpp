@@ -235,6 +235,7 @@ void records_checks(std::vector<Check>& checks, const Patient& p)
     checks.push_back(manifest_check(p.common));
     checks.push_back(served_check(p.git, p.common));
     checks.push_back(saves_check(p.common));
+    checks.push_back(save_objects_check(p.common));
 }
 
 void watch_checks(std::vector<Check>& checks, const Patient& p)

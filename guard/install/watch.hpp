@@ -38,11 +38,21 @@ WatchStatus watch_status();
 std::optional<long> start_watcher(const std::filesystem::path& common, std::string& why);
 
 // For the shim's slow path and the hook: starts a watcher without waiting when the registry
-// names repositories and none runs. Costs a stat and a lock probe otherwise; never throws.
+// names repositories and none runs; asks a running one to read the registry again when it
+// watches fewer repositories than the registry names (at most every 2 s). Costs a stat, a
+// lock probe and two small reads otherwise; never throws.
 void revive_watcher() noexcept;
 
-// Asks the running watcher to end and waits until it has. False when none ran.
+// Asks the running watcher to read the registry again (a file beside it, which it watches):
+// a repository it dropped (deleted, unreadable) and that is back is then watched anew.
+void poke_watcher();
+
+// Asks the running watcher to end and waits until it has. False when none ran. The stop
+// lasts (a marker in watch_dir()): neither install nor a guarded call starts it again
+// until the user does (`git guard watch`, which calls clear_stop()).
 bool stop_watcher();
+bool stopped_by_user();
+void clear_stop();
 
 // guard.snapshotInterval of the repository at `common` in seconds (DESIGN §9, default 60):
 // 0 turns snapshots off; a value that is no plain number keeps the default.

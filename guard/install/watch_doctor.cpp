@@ -6,6 +6,7 @@
 #include "guard/base/manifest.hpp"
 #include "guard/git/repo.hpp"
 #include "guard/install/watch.hpp"
+#include "guard/save/repair.hpp"
 
 #include <algorithm>
 
@@ -62,11 +63,41 @@ Check watcher_check(const fs::path& common)
         c.fix = s.polling.find("max_user_instances") != std::string::npos
                     ? "raise the limit, or end processes holding inotify instances: sysctl fs.inotify.max_user_instances=1024"
                     : "raise the limit: sysctl fs.inotify.max_user_watches=524288";
-    } else if (!watched && listed) {
+    } else if (!listed) {
         c.ok = false;
-        c.fix = "run 'git guard watch' (a guarded git call also restarts it)";
+        c.detail = "this repository is not in the watcher's registry (" + registry_file().string() +
+                   "), so no watcher will watch it; " + coverage(common, false);
+        c.fix = "git guard install";
+    } else if (!watched && stopped_by_user()) {
+        c.ok = false;
+        c.detail = "you stopped the watcher ('git guard watch --stop'): nothing starts it until you do; " +
+                   coverage(common, false);
+        c.fix = "git guard watch";
+    } else if (!watched) {
+        c.ok = false;
+        c.detail = (s.running ? "the watcher runs (pid " + std::to_string(s.pid) + ") but does not watch this "
+                                "repository (it could not read it, or it was made again at this path)"
+                              : std::string("no watcher runs")) + "; " + coverage(common, false);
+        c.fix = "git guard watch (returns once it watches this repository)";
     }
     return c;
+}
+
+Check save_objects_check(const fs::path& common)
+{
+    std::vector<BrokenSave> broken;
+    try {
+        broken = broken_saves(common);
+    } catch (const std::exception& e) {
+        return {"save_objects", false, std::string("the saves' objects cannot be checked: ") + e.what(), ""};
+    }
+    if (broken.empty())
+        return {"save_objects", true, "every save names a commit and tree in the object store", ""};
+    std::string detail = std::to_string(broken.size()) + " save(s) name objects not in the store (pruned before "
+                         "they were kept: that work is lost), so git log --all fails:";
+    for (const auto& b : broken)
+        detail += " " + b.ref;
+    return {"save_objects", false, detail, "git guard repair"};
 }
 
 } // namespace guard

@@ -13,4 +13,8 @@ namespace guard {
 // watcher watches it, or when the watcher polls because inotify's limit is reached.
 Check watcher_check(const std::filesystem::path& common);
 
+// "save_objects": no save ref names a missing commit or tree (DESIGN §15); fails with the
+// fix `git guard repair` when one does.
+Check save_objects_check(const std::filesystem::path& common);
+
 } // namespace guard

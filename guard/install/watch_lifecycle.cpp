@@ -4,6 +4,8 @@
 // one starts it detached.
 #include "guard/install/watch.hpp"
 
+#include "guard/base/clock.hpp"
+#include "guard/base/file.hpp"
 #include "guard/base/manifest.hpp"
 #include "guard/git/process.hpp"
 #include "guard/git/repo.hpp"
@@ -113,6 +115,21 @@ bool registry_names_repositories()
     return ::stat(registry_file().c_str(), &st) == 0 && st.st_size > 0;
 }
 
+fs::path reread_file() { return registry_file().parent_path() / "watch-reread"; }
+
+// Whether the running watcher watches fewer repositories than the registry names (one it
+// dropped may be back), and it was not asked to read them again within the last 2 s.
+bool watches_fewer()
+{
+    std::vector<std::string> repos;
+    read_status_file(repos);
+    if (repos.size() >= read_registry(registry_file()).size())
+        return false;
+    std::error_code ec;
+    auto asked = fs::last_write_time(reread_file(), ec);
+    return ec || fs::file_time_type::clock::now() - asked > std::chrono::seconds(2);
+}
+
 } // namespace
 
 WatchStatus watch_status()
@@ -139,8 +156,14 @@ std::optional<long> start_watcher(const fs::path& common, std::string& why)
         why = "no guarded repository is registered in " + registry_file().string();
         return std::nullopt;
     }
+    if (stopped_by_user()) {
+        why = "you stopped it with 'git guard watch --stop'; 'git guard watch' starts it again";
+        return std::nullopt;
+    }
     if (!watch_status().running)
         spawn();
+    else if (!common.empty())
+        poke_watcher(); // it may have dropped `common` (deleted, then made again)
     // It writes its status once every repository is read and watched; a running one
     // reads the registry again when it changes.
     for (int i = 0; i < 1000; ++i) {
@@ -154,18 +177,45 @@ std::optional<long> start_watcher(const fs::path& common, std::string& why)
     return std::nullopt;
 }
 
+void poke_watcher()
+{
+    write_bytes(reread_file(), utc_millis("%Y-%m-%dT%H:%M:%S") + "\n");
+}
+
 void revive_watcher() noexcept
 {
     try {
-        if (registry_names_repositories() && !lock_held())
+        if (!registry_names_repositories() || stopped_by_user())
+            return;
+        if (!lock_held())
             spawn();
+        else if (watches_fewer())
+            poke_watcher();
     } catch (...) {
         // Reviving is a courtesy of the guarded call: it never fails that call.
     }
 }
 
+fs::path stop_marker() { return watch_dir() / "stopped"; }
+
+bool stopped_by_user()
+{
+    std::error_code ec;
+    return fs::exists(stop_marker(), ec);
+}
+
+void clear_stop()
+{
+    std::error_code ec;
+    fs::remove(stop_marker(), ec);
+}
+
 bool stop_watcher()
 {
+    // The user's stop lasts: no guarded call or install revives it until `git guard watch`.
+    std::error_code ec;
+    fs::create_directories(watch_dir(), ec);
+    write_bytes(stop_marker(), "stopped by 'git guard watch --stop' at " + utc_millis("%Y-%m-%dT%H:%M:%S") + "\n");
     auto s = watch_status();
     if (!s.running)
         return false;

@@ -99,7 +99,9 @@ bool save_verdict(const fs::path& git_dir, const fs::path& common, const BranchV
 {
     Subject s = subject_of(v.deletion);
     try {
-        Saved saved = save_existing(git_dir, s.name, v.deletion.old_oid, {.reason = s.reason, .tree = v.deletion.tree});
+        Saved saved = save_existing(git_dir, s.name, v.deletion.old_oid,
+                                    {.reason = s.reason, .tree = v.deletion.tree,
+                                     .branch = v.deletion.ref == "HEAD" ? "" : s.name});
         report_kept(s, v.deletion, saved.ref);
         return true;
     } catch (const std::exception& e) {
@@ -150,7 +152,8 @@ bool save_batch(const fs::path& git_dir, const fs::path& common, const std::stri
     std::string since = utc_millis("%Y-%m-%dT%H:%M:%S").substr(0, 19) + "Z"; // before every save
     std::vector<NamedTip> tips;
     for (const auto* v : verdicts)
-        tips.push_back({subject_of(v->deletion).name, v->deletion.old_oid, v->deletion.tree});
+        tips.push_back({subject_of(v->deletion).name, v->deletion.old_oid, v->deletion.tree,
+                        v->deletion.ref == "HEAD" ? "" : subject_of(v->deletion).name}); // restores as the branch
     std::optional<std::vector<Saved>> saves;
     try {
         saves = save_existing_batch(git_dir, tips, {.reason = reason});

@@ -52,6 +52,7 @@ public:
 
 private:
     void reload();
+    void drop(const std::string& name, const std::string& why);
     bool arm(RepoWatch& repo);
     void arm_trees(const RepoWatch& repo);
     void arm_tree(const std::string& common, const std::string& id, const fs::path& root);
@@ -150,13 +151,12 @@ void Watcher::reload()
     auto listed = read_registry(registry_file());
     std::set<std::string> names(listed.begin(), listed.end());
     for (auto it = m_repos.begin(); it != m_repos.end();) {
-        if (!names.count(it->first)) {
-            spdlog::info("watch: {} left the registry", it->first);
-            m_inotify.forget(it->first);
-            it = m_repos.erase(it);
-        } else {
-            ++it;
-        }
+        std::string name = it->first;
+        ++it;
+        if (!names.count(name))
+            drop(name, "left the registry");
+        else if (!m_repos[name]->same_repository())
+            drop(name, "was deleted and made again at its path: watched anew");
     }
     for (const auto& name : names) {
         if (m_repos.count(name))
@@ -173,15 +173,29 @@ void Watcher::reload()
     m_inotify.watch(registry_file().parent_path(), k_registry_key);
 }
 
+// Forgets a repository whole: its watches, its trees' walks and snapshot state, so that
+// one made again at the same path (or registered again) is armed from scratch.
+void Watcher::drop(const std::string& name, const std::string& why)
+{
+    spdlog::info("watch: {} {}", name, why);
+    m_inotify.forget(name);
+    std::string prefix = name + "\n";
+    for (auto it = m_armed.begin(); it != m_armed.end();)
+        it = it->starts_with(prefix) ? (m_inotify.forget(k_tree_key + it->substr(0, it->rfind('\n'))), m_armed.erase(it))
+                                     : std::next(it);
+    m_snapshots.forget(name);
+    m_repos.erase(name);
+}
+
 void Watcher::read(const std::string& key)
 {
     auto it = m_repos.find(key);
     if (it == m_repos.end())
         return;
-    if (!it->second->scan()) {
-        spdlog::warn("watch: cannot read {} any more (deleted, unmounted or unreadable): dropped from the watch", key);
-        m_inotify.forget(key);
-        m_repos.erase(it);
+    if (!it->second->same_repository() || !it->second->scan()) {
+        drop(key, "cannot be read any more (deleted, unmounted or unreadable): dropped from the watch until "
+                  "it is installed or used again");
+        reload(); // made again already: watched anew at once
         return;
     }
     // Directories made since (refs/heads/a/ for a branch a/b, a new admin entry): what

@@ -16,6 +16,7 @@
 #include "guard/modes/watch_repo.hpp"
 #include "guard/modes/watch_sweep.hpp"
 #include "guard/judge/work.hpp"
+#include "guard/save/repair.hpp"
 #include "guard/save/saveref.hpp"
 
 #include <spdlog/spdlog.h>
@@ -38,26 +39,46 @@ namespace guard {
 
 namespace {
 
-// `git guard discard` deletes a branch and journals it under the branch's lock, so the
-// journal read under that lock says what the user let go; the shim's saves of a tree it
-// then let git remove say that its admin entry is saved already.
-std::vector<JournalEvent> recent_events(const fs::path& common)
+// `git guard discard` deletes a branch and journals it under the branch's lock: a discard
+// of this very commit since the watcher last saw it alive is the user letting it go. A
+// drop (of a save) or an older discard is not: the commit may have come back since.
+bool discarded(const fs::path& common, const LostTip& t)
 {
-    std::string since = utc_iso(std::time(nullptr) - 60);
-    std::vector<JournalEvent> out;
+    if (t.oid.empty() || t.seen.empty())
+        return false;
     for (const auto& e : read_journal(common))
-        if ((e.event.kind == "discard" || e.event.kind == "drop" || e.event.kind == "save") && e.time >= since)
-            out.push_back(e.event);
-    return out;
+        if (e.event.kind == "discard" && e.event.commit == t.oid && e.time >= t.seen)
+            return true;
+    return false;
 }
 
-bool settled(const std::vector<JournalEvent>& events, const LostTip& t)
+// The tree of the watcher's copy of a vanished tree's index ("" when there is none).
+std::string index_tree_of(const Git& git, const LostTip& t)
 {
-    for (const auto& e : events) {
-        bool let_go = e.kind != "save" && !t.oid.empty() && e.commit == t.oid;
-        bool tree_done = t.gone && !t.path.empty() && e.path == t.path && e.reason != k_watch_reason &&
-                         e.reason != "snapshot";
-        if (let_go || tree_done)
+    std::error_code ec;
+    if (t.index.empty() || !fs::exists(t.index, ec))
+        return "";
+    RunResult r = git.with_index(t.index).run({"write-tree"});
+    return r.status == 0 ? first_line_of(r.out) : "";
+}
+
+// Whether a save holds exactly what the watcher last knew of a vanished tree: its HEAD
+// and its index (a layout-2 save's Stranded-Head and Stranded-Index-Tree, or a save of
+// HEAD itself when the index was HEAD's). A path or a time is never the test.
+bool tree_held(const Git& git, const LostTip& t, const std::string& index_tree, const std::string& head_tree)
+{
+    RunResult r = git.run({"for-each-ref",
+                           "--format=%(objectname)%00%(trailers:key=Stranded-Head,valueonly,separator=)%00"
+                           "%(trailers:key=Stranded-Index-Tree,valueonly,separator=)%00",
+                           "refs/heads/stranded/", "refs/stranded/"});
+    if (r.status != 0)
+        return false; // unreadable saves hold nothing for sure: save
+    auto f = split(r.out);
+    for (size_t i = 0; i + 2 < f.size(); i += 3) {
+        std::string commit = f[i].starts_with("\n") ? f[i].substr(1) : f[i];
+        bool itself = commit == t.oid && (index_tree.empty() || index_tree == head_tree);
+        bool layout = f[i + 1] == (t.oid.empty() ? "unborn" : t.oid) && (index_tree.empty() || f[i + 2] == index_tree);
+        if (itself || layout)
             return true;
     }
     return false;
@@ -70,22 +91,19 @@ std::string save_name(const LostTip& t)
 
 // A vanished admin entry: its HEAD, and its index as the copy the watcher kept (the
 // staged blobs are in the object store), as a save commit when the index differs from HEAD.
-void save_tree(const fs::path& common, const LostTip& t, const std::vector<std::string>& commits,
-               const Settings& settings)
+std::string save_tree(const fs::path& common, const LostTip& t, const std::vector<std::string>& commits,
+                      const Settings& settings)
 {
     Git git(common);
     std::string branch = t.branch_ref.starts_with("refs/heads/") ? t.branch_ref.substr(11) : "";
     SaveOptions options{.reason = k_watch_reason, .path = t.path, .branch = branch};
     std::string head_tree = t.oid.empty() ? git.empty_tree()
                                           : first_line_of(git.out({"rev-parse", t.oid + "^{tree}"}, "read HEAD's tree"));
-    std::error_code ec;
-    RunResult index = fs::exists(t.index, ec) ? git.with_index(t.index).run({"write-tree"}) : RunResult{};
-    std::string index_tree = index.status == 0 ? first_line_of(index.out) : "";
-    if (index_tree.empty() || index_tree == head_tree) {
-        if (!commits.empty())
-            save_existing(common, save_name(t), t.oid, options);
-        return;
-    }
+    std::string index_tree = index_tree_of(git, t);
+    if (tree_held(git, t, index_tree, head_tree))
+        return ""; // the shim's or the hook's save holds it already
+    if (index_tree.empty() || index_tree == head_tree)
+        return commits.empty() ? "" : save_existing(common, save_name(t), t.oid, options).ref;
     Work w;
     w.path = t.path;
     w.branch = branch;
@@ -96,7 +114,7 @@ void save_tree(const fs::path& common, const LostTip& t, const std::vector<std::
         w.changes.push_back({path, ChangeKind::staged});
     std::string commit = write_save(git, w, {index_tree, index_tree, {}}, settings, k_watch_reason);
     options.tree = index_tree;
-    save_existing(common, save_name(t), commit, options);
+    return save_existing(common, save_name(t), commit, options).ref;
 }
 
 // The hook's judgement (§4.2) of each tip: the deleted ones in one pass; a moved one on
@@ -170,19 +188,77 @@ namespace {
 
 // One lost tip, under its lock: read again what the hook, the sweep or a discard did
 // meanwhile, then save.
-void save_one(const fs::path& common, const LostTip& t, const std::vector<std::string>& commits,
-              const Settings& settings)
+// Returns the save ref written ("" when none was due).
+std::string save_one(const fs::path& common, const LostTip& t, const std::vector<std::string>& commits,
+                     const Settings& settings)
 {
     PathLock lock(common, t.ref.empty() ? t.path : t.ref, settings.lock_timeout);
-    if (settled(recent_events(common), t) || (!t.gone && named_now(common, t.oid)))
-        return;
+    if (discarded(common, t) || (!t.gone && named_now(common, t.oid)))
+        return "";
     if (!commits.empty())
         record_lost(common, t.oid, save_name(t));
     if (t.gone)
-        save_tree(common, t, commits, settings);
-    else
-        save_existing(common, save_name(t), t.oid,
-                      {.reason = k_watch_reason, .path = t.ref.empty() ? t.path : "", .branch = ""});
+        return save_tree(common, t, commits, settings);
+    return save_existing(common, save_name(t), t.oid,
+                         {.reason = k_watch_reason, .path = t.ref.empty() ? t.path : "",
+                          .branch = t.ref.empty() ? "" : save_name(t)})
+        .ref;
+}
+
+// A save that lost the race to a prune (its commit or tree is gone) is removed and
+// journaled as lost, never left as a ref that breaks `git log --all`.
+void prove_kept(const fs::path& common, const std::vector<std::string>& refs)
+{
+    if (refs.empty())
+        return;
+    try {
+        remove_broken(common, broken_saves(common, refs), k_watch_reason);
+    } catch (const std::exception& e) {
+        spdlog::error("watch: cannot check the saves just written in {}: {}", common.string(), e.what());
+    }
+}
+
+// Every lost branch tip of one event saved in one transaction and one read-back (LESSONS
+// 29: per operation, not per item), under all their locks at once, after one read of the
+// refs and one of the journal. Returns the indexes of `lost` it settled or saved; none
+// when there are fewer than two, or the batch cannot be written as one (each is then
+// saved on its own).
+std::set<size_t> save_batch(const fs::path& common, const std::vector<LostTip>& lost,
+                            const std::map<std::string, std::vector<std::string>>& at_risk, const Settings& settings,
+                            std::vector<std::string>& written)
+{
+    std::set<std::string> keys;
+    for (const auto& t : lost)
+        if (!t.gone && !t.ref.empty() && at_risk.count(t.oid))
+            keys.insert(t.ref);
+    if (keys.size() < 2)
+        return {};
+    std::vector<PathLock> locks;
+    for (const auto& key : keys) // sorted: two batches never wait on each other in a cycle
+        locks.emplace_back(common, key, settings.lock_timeout);
+    std::set<std::string> named;
+    for (const auto& oid : split(Git(common).out({"for-each-ref", "--format=%(objectname)"}, "list the refs"), '\n'))
+        named.insert(oid);
+    std::set<size_t> handled;
+    std::vector<NamedTip> tips;
+    for (size_t i = 0; i < lost.size(); ++i) {
+        const LostTip& t = lost[i];
+        if (t.gone || t.ref.empty() || !at_risk.count(t.oid))
+            continue;
+        handled.insert(i);
+        if (named.count(t.oid) || discarded(common, t))
+            continue;
+        record_lost(common, t.oid, save_name(t));
+        tips.push_back({save_name(t), t.oid, "", save_name(t)});
+    }
+    if (tips.empty())
+        return handled;
+    auto saves = save_existing_batch(common, tips, {.reason = k_watch_reason});
+    if (!saves)
+        return {};
+    for (const auto& saved : *saves)
+        written.push_back(saved.ref);
+    return handled;
 }
 
 } // namespace
@@ -195,13 +271,23 @@ std::vector<size_t> save_vanished(const fs::path& common, const std::vector<Lost
         if (!settings.enabled)
             return failed;
         auto at_risk = judge(common, lost, settings, known);
+        std::vector<std::string> written;
+        std::set<size_t> batched;
+        try {
+            batched = save_batch(common, lost, at_risk, settings, written);
+        } catch (const std::exception& e) {
+            spdlog::warn("watch: batched save in {}: {} (each is saved on its own)", common.string(), e.what());
+        }
         for (size_t i = 0; i < lost.size(); ++i) {
+            if (batched.count(i))
+                continue;
             const LostTip& t = lost[i];
             auto commits = at_risk.count(t.oid) ? at_risk[t.oid] : std::vector<std::string>{};
             if (commits.empty() && !t.gone)
                 continue;
             try {
-                save_one(common, t, commits, settings);
+                if (std::string ref = save_one(common, t, commits, settings); !ref.empty())
+                    written.push_back(ref);
             } catch (const std::exception& e) {
                 spdlog::error("watch: cannot save {} ({}): {}", save_name(t), t.oid, e.what());
                 failed.push_back(i);
@@ -214,6 +300,7 @@ std::vector<size_t> save_vanished(const fs::path& common, const std::vector<Lost
                 journal_refusal(common, w, e.what(), k_watch_reason);
             }
         }
+        prove_kept(common, written);
     } catch (const std::exception& e) {
         spdlog::error("watch: cannot judge what vanished from {}: {}", common.string(), e.what());
         for (size_t i = 0; i < lost.size(); ++i)

@@ -19,6 +19,7 @@ struct LostTip {
     bool gone = false;              // the admin entry vanished: its index copy is saved too
     std::filesystem::path index;    // the copy of that index
     bool retry = false;             // an earlier save of it failed (journaled then, not again)
+    std::string seen;               // UTC (journal format) of the read that last saw it alive
 };
 
 // What the watcher's last read of the repository named: every ref's and worktree HEAD's

@@ -3,6 +3,7 @@
 // remembers the last answer and compares.
 #include "guard/modes/watch_repo.hpp"
 
+#include "guard/base/clock.hpp"
 #include "guard/base/error.hpp"
 #include "guard/save/journal.hpp"
 #include "guard/base/lock.hpp"
@@ -11,6 +12,7 @@
 #include "guard/git/repo.hpp"
 #include "guard/modes/transaction.hpp"
 #include "guard/install/watch.hpp"
+#include "guard/modes/watch_hold.hpp"
 #include "guard/modes/watch_lost.hpp"
 
 #include <spdlog/spdlog.h>
@@ -69,90 +71,54 @@ fs::path index_copy(const fs::path& common, const std::string& id)
     return repo_watch_dir(common) / ("index-" + (id.empty() ? std::string("main") : id));
 }
 
-RepoWatch::RepoWatch(fs::path common) : m_common(std::move(common)) { load(); }
-
 namespace {
 
-// The state file: records of six NUL-terminated fields (paths may hold any byte but NUL),
-// `tip oid ref` or `tree id head branch_ref path git_dir`, written whole and renamed.
-constexpr size_t k_fields = 6;
-
-std::vector<std::string> read_state(const fs::path& common)
+std::string dir_identity(const fs::path& dir)
 {
-    std::ifstream in(repo_watch_dir(common) / "tips", std::ios::binary);
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    auto fields = split(text);
-    fields.resize(fields.size() - fields.size() % k_fields);
-    return fields;
+    struct stat st{};
+    if (::stat(dir.c_str(), &st) != 0)
+        return "";
+    return std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino);
 }
 
 } // namespace
 
-std::vector<std::pair<std::string, std::string>> known_tips(const fs::path& common)
+RepoWatch::RepoWatch(fs::path common) : m_common(std::move(common)), m_identity(dir_identity(m_common)) { load(); }
+
+bool RepoWatch::same_repository() const
 {
-    auto f = read_state(common);
-    std::vector<std::pair<std::string, std::string>> out;
-    for (size_t i = 0; i < f.size(); i += k_fields)
-        if (f[i] == "tip")
-            out.emplace_back(f[i + 1], f[i + 2]);
-        else if (f[i] == "tree" && f[i + 3].empty() && !f[i + 2].empty())
-            out.emplace_back(f[i + 2], f[i + 4]);
-    return out;
+    std::string now = dir_identity(m_common);
+    return !now.empty() && now == m_identity;
 }
 
-// What the last watcher knew: this one then saves what vanished while none ran.
-void RepoWatch::load()
+// Hold first: what is new is held before anything is judged or saved, and what vanished
+// stays held until its save is written (or while it is pending a retry).
+void RepoWatch::hold_and_save(const std::vector<Lost>& lost, const KnownRefs& known,
+                              const std::set<std::string>& published)
 {
-    auto f = read_state(m_common);
-    for (size_t i = 0; i < f.size(); i += k_fields) {
-        if (f[i] == "tip")
-            m_tips[f[i + 2]] = f[i + 1];
-        else if (f[i] == "tree")
-            m_trees[f[i + 1]] = {f[i + 4], f[i + 5], f[i + 2], f[i + 3], ""};
+    std::set<std::string> lost_ids;
+    for (const auto& l : lost)
+        if (!l.oid.empty())
+            lost_ids.insert(l.oid);
+    if (m_learned && !lost.empty()) {
+        hold_more(m_common, held(lost_ids), published);
+        save_lost(lost, known);
     }
-    m_learned = !f.empty();
+    hold_tips(m_common, held({}), published);
 }
 
-void RepoWatch::store() const
+// Every tip and tree HEAD known now, every save still pending, and `more`.
+std::set<std::string> RepoWatch::held(std::set<std::string> more) const
 {
-    std::string text;
-    auto add = [&](std::initializer_list<std::string> fields) {
-        for (const auto& field : fields)
-            text += field + '\0';
-    };
-    // A save that failed is known still: the sweep and a restarted watcher try it again.
-    for (const auto& [key, p] : m_pending)
-        if (!p.lost.ref.empty())
-            add({"tip", p.lost.oid, p.lost.ref, "", "", ""});
-        else if (p.lost.gone)
-            add({"tree", p.lost.id, p.lost.tree.head, p.lost.tree.branch_ref, p.lost.tree.path.string(),
-                 p.lost.tree.git_dir.string()});
     for (const auto& [ref, oid] : m_tips)
-        add({"tip", oid, ref, "", "", ""});
+        more.insert(oid);
     for (const auto& [id, t] : m_trees)
-        add({"tree", id, t.head, t.branch_ref, t.path.string(), t.git_dir.string()});
-    std::error_code ec;
-    if (!make_watch_dir(m_common))
-        return;
-    fs::path file = repo_watch_dir(m_common) / "tips";
-    if (read_bytes(file).value_or("") == text)
-        return;
-    fs::path tmp = file.string() + ".tmp";
-    bool written = false;
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        out << text;
-        out.close();
-        written = !out.fail();
-    }
-    // A short write (a full disk) never replaces the record the sweep relies on.
-    if (written)
-        fs::rename(tmp, file, ec);
-    if (!written || ec) {
-        spdlog::warn("watch: cannot record the tips of {}: {}", m_common.string(),
-                     written ? ec.message() : std::string("writing failed (is the disk full?)"));
-        fs::remove(tmp, ec);
-    }
+        if (!t.head.empty())
+            more.insert(t.head);
+    for (const auto& [key, p] : m_pending)
+        if (!p.lost.oid.empty())
+            more.insert(p.lost.oid);
+    return more;
 }
 
 std::vector<fs::path> RepoWatch::watched_dirs() const
@@ -176,6 +142,7 @@ bool RepoWatch::scan()
     std::error_code ec;
     if (!fs::is_directory(m_common, ec))
         return false;
+    std::string read_at = utc_millis("%Y-%m-%dT%H:%M:%S"); // before git is asked: a discard after it is newer
     auto refs = read_refs(m_common);
     if (!refs)
         refs = read_refs(m_common); // a ref store being packed right now answers next time
@@ -188,12 +155,14 @@ bool RepoWatch::scan()
     }
     if (!refs)
         return false;
-    std::set<std::string> named;
+    std::set<std::string> named, published;
     std::map<std::string, std::string> tips;
     bool remotes = false;
     for (const auto& [oid, ref] : *refs) {
         named.insert(oid);
         remotes = remotes || ref.starts_with("refs/remotes/");
+        if (ref.starts_with("refs/remotes/"))
+            published.insert(oid);
         if (ref.starts_with("refs/heads/") && !is_save_ref(ref))
             tips[ref] = oid;
     }
@@ -216,10 +185,11 @@ bool RepoWatch::scan()
             lost.push_back({"", t.head, gone ? "" : now->second.head, id, t, gone});
     }
     add_due_retries(lost);
+    m_seen_before = m_seen_at;
+    m_seen_at = read_at;
     m_tips = std::move(tips);
     m_trees = std::move(trees);
-    if (m_learned && !lost.empty())
-        save_lost(lost, {{named.begin(), named.end()}, remotes});
+    hold_and_save(lost, {{named.begin(), named.end()}, remotes}, published);
     m_learned = true;
     copy_indexes();
     store();
@@ -290,7 +260,7 @@ void RepoWatch::save_lost(const std::vector<Lost>& lost, const KnownRefs& known)
     for (const auto& l : lost) {
         bool retry = m_pending.count(pending_key(l.ref, l.oid, l.id)) > 0;
         tips.push_back({l.ref, l.oid, l.now, l.tree.path.string(), l.tree.branch_ref, l.gone,
-                        l.gone ? index_copy(m_common, l.id) : fs::path(), retry});
+                        l.gone ? index_copy(m_common, l.id) : fs::path(), retry, m_seen_before});
     }
     auto failed = save_vanished(m_common, tips, known);
     std::map<std::string, Pending> pending;
@@ -307,6 +277,12 @@ void RepoWatch::save_lost(const std::vector<Lost>& lost, const KnownRefs& known)
     for (const auto& l : lost)
         m_pending.erase(pending_key(l.ref, l.oid, l.id));
     m_pending.merge(pending);
+    // A vanished tree's index copy goes with it once its save is done (bounded growth):
+    // one still pending keeps its copy for the next try.
+    std::error_code ec;
+    for (const auto& l : lost)
+        if (l.gone && !m_trees.count(l.id) && !m_pending.count(pending_key(l.ref, l.oid, l.id)))
+            fs::remove(index_copy(m_common, l.id), ec);
 }
 
 } // namespace guard

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,9 @@ public:
     bool scan();
 
     const std::filesystem::path& common() const { return m_common; }
+    // Whether `common` is still the git dir this watch was made for (LESSONS 31: a path is
+    // not an identity): false once it was deleted and made again, even at the same path.
+    bool same_repository() const;
     const std::map<std::string, KnownTree>& trees() const { return m_trees; }
     // The directories whose changes can change a tip or a tree: the ref store (loose refs,
     // packed-refs, reftable) and worktrees/ with each admin entry.
@@ -61,13 +65,18 @@ private:
     void save_lost(const std::vector<Lost>& lost, const KnownRefs& known);
     void add_due_retries(std::vector<Lost>& lost);
     void copy_indexes();
+    std::set<std::string> held(std::set<std::string> more) const;
+    void hold_and_save(const std::vector<Lost>& lost, const KnownRefs& known, const std::set<std::string>& published);
     void load();
     void store() const;
     std::filesystem::path m_common;
+    std::string m_identity;                      // the common dir's device and inode
     std::map<std::string, std::string> m_tips;   // refs/heads/* (no saves) -> oid
     std::map<std::string, KnownTree> m_trees;    // admin entry name ("" main) -> tree
     std::map<std::string, Pending> m_pending;    // "<ref>\n<oid>\n<id>" -> a failed save
     bool m_learned = false;
+    std::string m_seen_at;      // UTC of this scan's read (journal format); "" before the first
+    std::string m_seen_before;  // of the read before it: what vanished now was alive then
 };
 
 // `<common>/guard/watch/`: the watcher's copies of the indexes and its record of tips.

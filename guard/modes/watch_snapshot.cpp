@@ -27,6 +27,9 @@ namespace guard {
 
 namespace {
 
+template <class K, class V> const K& key_of(const std::pair<const K, V>& entry) { return entry.first; }
+inline const std::string& key_of(const std::string& entry) { return entry; }
+
 std::string tree_of(const Git& git, const std::string& commit)
 {
     return first_line_of(git.out({"rev-parse", commit + "^{tree}"}, "read the tree of " + commit));
@@ -164,6 +167,17 @@ void Snapshots::learn_interval(const std::map<std::string, std::unique_ptr<RepoW
         if (long long interval = snapshot_interval(repo->common()); interval > 0 && (shortest == 0 || interval < shortest))
             shortest = interval;
     m_interval = shortest > 0 ? shortest : 60;
+}
+
+void Snapshots::forget(const std::string& common)
+{
+    std::string prefix = common + "\n";
+    auto erase = [&](auto& keyed) { std::erase_if(keyed, [&](const auto& e) { return key_of(e).starts_with(prefix); }); };
+    erase(m_next);
+    erase(m_states);
+    erase(m_dirty);
+    erase(m_watched);
+    erase(m_seen);
 }
 
 } // namespace guard

@@ -28,6 +28,8 @@ public:
     {
         all ? void(m_watched.insert(common + "\n" + id)) : void(m_watched.erase(common + "\n" + id));
     }
+    // Forgets every tree of `common` (dropped from the watch).
+    void forget(const std::string& common);
     std::chrono::steady_clock::time_point due() const { return m_due; }
     std::string last() const { return m_last; }                 // UTC of the last snapshot
     long long interval() const { return m_interval; }           // the shortest repositories use (60 s when none)

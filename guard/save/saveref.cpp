@@ -168,7 +168,9 @@ Saved save_existing(const fs::path& git_dir, const std::string& name, const std:
 {
     Saved s = point_at(git_dir, name, commit, options);
     JournalEvent event = tip_save_event(s.ref, commit, name, options.reason);
-    if (!options.path.empty()) {
+    if (!options.path.empty() || !options.branch.empty()) {
+        // Said by the caller, not guessed from the reason: a branch's save (no path)
+        // restores as that branch.
         event.path = options.path;
         event.branch = options.branch;
     }
@@ -215,7 +217,12 @@ std::optional<std::vector<Saved>> save_existing_batch(const fs::path& git_dir, c
         Saved& s = (*saves)[i];
         s.diffstat = "no new commit: the save holds " + s.commit.substr(0, 12);
         spdlog::info("saved {} at {} ({})", s.ref, s.commit, options.reason);
-        journal_record(common, tip_save_event(s.ref, s.commit, tips[i].name, options.reason));
+        JournalEvent event = tip_save_event(s.ref, s.commit, tips[i].name, options.reason);
+        if (!tips[i].branch.empty()) { // said by the caller: restores as that branch
+            event.path = "";
+            event.branch = tips[i].branch;
+        }
+        journal_record(common, event);
     }
     fold_beyond_keep(common, saves_now - 1); // the read-back counted the saves: no listing unless due
     return saves;

@@ -62,6 +62,7 @@ struct NamedTip {
     std::string name;
     std::string commit;
     std::string tree;
+    std::string branch; // the deleted branch it restores as ("": as the reason says)
 };
 std::optional<std::vector<Saved>> save_existing_batch(const std::filesystem::path& git_dir,
                                                       const std::vector<NamedTip>& tips, const SaveOptions& options);

@@ -10,11 +10,13 @@
 #include "guard/git/history.hpp"
 #include "guard/git/published.hpp"
 #include "guard/save/journal.hpp"
+#include "guard/save/repair.hpp"
 #include "guard/git/process.hpp"
 #include "guard/git/repo.hpp"
 
 #include <spdlog/spdlog.h>
 
+#include <cstdio>
 #include <ctime>
 #include <map>
 #include <set>
@@ -33,10 +35,35 @@ constexpr const char* k_in_place_prefix = "refs/stranded/";
 // git's for-each-ref, one record per save: fields split by NUL, records ending in NUL + LF.
 std::vector<std::vector<std::string>> for_each_save(const fs::path& common_dir, const std::string& format)
 {
-    auto r = run({find_real_git(), "--git-dir=" + common_dir.string(), "for-each-ref",
-                  "--format=" + format + "%00", k_removal_prefix, k_in_place_prefix});
-    if (r.status != 0)
-        throw Error("cannot list the saves: git for-each-ref: " + r.err);
+    std::vector<std::string> args{find_real_git(), "--git-dir=" + common_dir.string(), "for-each-ref",
+                                  "--format=" + format + "%00", k_removal_prefix, k_in_place_prefix};
+    auto r = run(args);
+    if (r.status != 0) {
+        // One save naming a missing object fails the whole listing: list the others by
+        // name, and say which is broken and how to remove it.
+        std::vector<BrokenSave> broken;
+        try {
+            broken = broken_saves(common_dir);
+        } catch (const Error&) {
+        }
+        if (broken.empty())
+            throw Error("cannot list the saves: git for-each-ref: " + r.err);
+        std::set<std::string> bad;
+        for (const auto& b : broken) {
+            bad.insert(b.ref);
+            std::fprintf(stderr, "git-guard: warning: the save %s names %s, which is not in the object store "
+                                 "(pruned); 'git guard repair' removes it\n", b.ref.c_str(), b.oid.c_str());
+        }
+        args.resize(4);
+        for (const auto& b : save_ref_names(common_dir))
+            if (!bad.count(b))
+                args.push_back(b);
+        if (args.size() == 4)
+            return {};
+        r = run(args);
+        if (r.status != 0)
+            throw Error("cannot list the saves: git for-each-ref: " + r.err);
+    }
     std::vector<std::vector<std::string>> records(1);
     for (size_t start = 0; start < r.out.size();) {
         size_t end = r.out.find('\0', start);

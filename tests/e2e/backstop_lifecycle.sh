@@ -38,7 +38,7 @@ section "kill -9: nothing blocks the next watcher, and a guarded git call revive
 kill -9 "$PID"
 poll 30 not_running || fail "the killed watcher still holds its lock"
 run_cmd "$GUARD" -C "$REPO" doctor
-assert_contains "$OUT" "FAIL  watcher: no watcher watches this repository" "doctor does not report the dead watcher"
+assert_contains "$OUT" "FAIL  watcher: no watcher runs" "doctor does not report the dead watcher"
 TIP=$(unpushed "$REPO" revive)
 git_real -C "$REPO" branch -q -D revive # the hook's full binary runs: it starts a watcher
 poll 30 running || fail "no guarded git call revived the killed watcher"
@@ -70,11 +70,26 @@ section "--stop ends it; uninstalling the last repository ends it by itself"
 run_cmd "$GUARD" watch --stop
 assert_contains "$OUT" "stopped the watcher" "watch --stop did not stop it"
 assert_eq false "$(status_json | jq -r .running)" "a watcher runs after --stop"
+
+section "the user's --stop lasts: no guarded call and no install starts it again"
+TIP=$(unpushed "$REPO" after-stop)
+git_real -C "$REPO" branch -q -D after-stop # the hook's full binary runs
+run_cmd "$GUARD" -C "$REPO" install --shim-dir "$TEST_ROOT/shim"
+sleep 1
+assert_eq false "$(status_json | jq -r .running)" "a guarded call or install started the watcher the user stopped"
+run_cmd "$GUARD" -C "$REPO" doctor
+assert_contains "$OUT" "FAIL  watcher: you stopped the watcher" "doctor does not say the user stopped the watcher"
+assert_contains "$OUT" "fix: git guard watch" "doctor's fix for a stopped watcher is not git guard watch"
 "$GUARD" watch >/dev/null
+assert_eq true "$(status_json | jq -r .running)" "git guard watch did not start the stopped watcher"
 PID=$(watcher_pid)
 printf '' >"$HOME/.local/share/git-guard/repos" # nothing is registered any more
 poll 30 not_running || fail "the watcher outlived its registry"
 assert_no_file "$WATCH_STATE/status" "the watcher left its status behind"
+run_cmd "$GUARD" -C "$REPO" doctor
+assert_contains "$OUT" "FAIL  watcher: this repository is not in the watcher's registry" \
+    "doctor says ok when the registry no longer names the repository"
+assert_contains "$OUT" "fix: git guard install" "doctor's fix for an unregistered repository is not git guard install"
 
 section "a watcher started for a temporary HOME ends when that HOME is deleted"
 OTHER_HOME=$TEST_ROOT/tmp-home

@@ -28,6 +28,12 @@ assert_contains "$OUT" "vanished (no git hook ran)" "git guard show names the wa
 run_cmd "$GUARD" -C "$REPO" log
 assert_contains "$OUT" "vanished (no git hook ran)" "git guard log names the watcher as the source"
 
+section "the watcher's save of a deleted branch restores as that branch"
+run_cmd "$GUARD" -C "$REPO" restore "${REF#refs/heads/}"
+assert_eq 0 "$RC" "git guard restore of the watcher's save of a branch refused ($ERR)"
+assert_eq "$TIP" "$(git_real -C "$REPO" rev-parse -q --verify refs/heads/lib-branch)" \
+    "restore did not put refs/heads/lib-branch back at the saved commit"
+
 section "pygit2 references.delete: the unpushed commit is saved"
 TIP=$(unpushed "$REPO" lib-ref)
 wait_known "$REPO" "$TIP"
@@ -73,6 +79,8 @@ if poll 30 saved_at "$REPO" lib-tree "$HEAD_ID"; then
     REF=$(save_of "$REPO" lib-tree)
     assert_eq "$STAGED" "$(git_real -C "$REPO" rev-parse "$REF:staged.txt" 2>/dev/null)" \
         "Worktree.prune: the staged file was destroyed, not saved"
+    index_gone() { [ ! -e "$REPO/.git/guard/watch/index-lib-tree" ]; }
+    poll 10 index_gone || fail "the watcher keeps the vanished tree's index copy after saving it"
 else
     fail "Worktree.prune: the detached commit $HEAD_ID was destroyed, not saved"
 fi

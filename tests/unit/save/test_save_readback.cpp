@@ -95,7 +95,7 @@ BOOST_AUTO_TEST_CASE(the_batch_read_back_counts_the_saves_and_folds_when_due)
     std::string branches = repo.git({"for-each-ref", "--format=%(refname)", "refs/heads/stranded/"});
     size_t left = static_cast<size_t>(std::count(branches.begin(), branches.end(), '\n'));
     BOOST_TEST(left <= 2u, "4 saves with guard.keepBranches=2 left " << left << " save branches: no fold ran");
-    for (const auto& [name, commit, tree] : tips)
+    for (const auto& [name, commit, tree, branch] : tips)
         BOOST_TEST((branches.find("/" + name + "/") != std::string::npos ||
                     repo.git_status(repo.path(), {"merge-base", "--is-ancestor", commit, guard::k_archive_chain}) == 0),
                    "the save of " << name << " (" << commit << ") is neither a branch nor folded: lost");

@@ -6,6 +6,7 @@
 #include "guard/save/backup.hpp"
 #include "guard/base/error.hpp"
 #include "guard/save/journal.hpp"
+#include "guard/save/restore_raw.hpp"
 #include "guard/git/trailers.hpp"
 #include "guard/git/process.hpp"
 #include "guard/git/repo.hpp"
@@ -73,32 +74,21 @@ bool checked_out(const GitAt& git, const std::string& branch)
     return false;
 }
 
-// Writes `tree`'s files into `dir` (modes, symlinks, untracked files: all of S) through a
-// private index, so the tree's own index is written only from the index record.
-void write_files(const GitAt& git, const fs::path& dir, const std::string& tree)
-{
-    fs::path scratch = git.git_dir() / "guard-restore-index";
-    RunOptions with_index{.env = {{"GIT_INDEX_FILE", scratch.string()}}};
-    GitAt in_tree(git.git_dir(), dir);
-    in_tree.out({"read-tree", tree}, with_index);
-    in_tree.out({"checkout-index", "--all", "--force"}, with_index);
-    std::error_code ec;
-    fs::remove(scratch, ec);
-}
-
 void restore_nested(const GitAt& outer, const fs::path& root, const SavedNested& n, Restored& result);
 
 // The index, the files and the nested repositories of `save` into the tree at `dir`, whose
 // HEAD is already set.
 void fill_tree(const GitAt& git, const fs::path& dir, const SaveLayout& save, Restored& result)
 {
-    write_files(git, dir, save.tree);
+    write_saved_files(git.git_dir(), dir, save.head, save.tree); // the saved bytes, raw (restore_raw.hpp)
     GitAt in_tree(git.git_dir(), dir);
     in_tree.out({"read-tree", save.index_tree});
     in_tree.try_run({"update-index", "-q", "--refresh"}); // stat data only; exit 1 is normal
     for (const auto& path : save.unmerged)
         result.notes.push_back(path + " was unmerged: it is staged with its working content; the "
                                "conflict's stages were not recorded");
+    for (const auto& [why, path] : save.unsaved)
+        result.notes.push_back(path + " is not in the save (" + why + " when it was made)");
     for (const auto& n : save.nested)
         restore_nested(git, dir, n, result);
 }

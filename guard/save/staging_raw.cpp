@@ -47,6 +47,7 @@ namespace {
 
 struct Entry {
     std::string mode;
+    std::string id;   // the blob git staged
     std::string path;
 };
 
@@ -61,9 +62,9 @@ std::vector<Entry> changed_files(const Git& staged, const std::string& base)
         const std::string& meta = fields[i];
         if (meta.size() < 15 || meta[0] != ':')
             continue;
-        std::string mode = meta.substr(8, 6);
-        if (mode == "100644" || mode == "100755")
-            files.push_back({mode, fields[i + 1]});
+        auto f = split(meta, ' ');
+        if (f.size() == 5 && (f[1] == "100644" || f[1] == "100755"))
+            files.push_back({f[1], f[3], fields[i + 1]});
     }
     return files;
 }
@@ -108,9 +109,13 @@ std::vector<Unsaved> stage_raw(const Git& staged, const std::string& base)
     for (size_t i = 0; i < files.size(); ++i) {
         if (!is_oid(ids[i]))
             throw Error("save the files' bytes: git hash-object gave no id for " + files[i].path);
-        info += files[i].mode + " " + ids[i] + "\t" + files[i].path + std::string(1, '\0');
+        // Where no conversion applied (most files), git staged the bytes already: the
+        // index is rewritten only when some blob differs.
+        if (ids[i] != files[i].id)
+            info += files[i].mode + " " + ids[i] + "\t" + files[i].path + std::string(1, '\0');
     }
-    staged.out({"update-index", "-z", "--index-info"}, "record the files' bytes", info);
+    if (!info.empty())
+        staged.out({"update-index", "-z", "--index-info"}, "record the files' bytes", info);
     return unsaved;
 }
 

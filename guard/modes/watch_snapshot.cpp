@@ -98,9 +98,9 @@ bool Snapshots::snapshot_tree(const fs::path& common, const std::string& id, con
     Settings settings = read_settings(common);
     drop_excluded(staged, t.head, settings);
     std::vector<Unsaved> unsaved = unindexed(add.err);
-    for (auto& u : stage_raw(staged, t.head)) // the bytes on disk (DESIGN §4.1.1)
-        unsaved.push_back(std::move(u));
     std::string work_tree = first_line_of(staged.out({"write-tree"}, "write the working state"));
+    for (auto& u : stage_raw(staged, t.head, work_tree)) // the bytes on disk (DESIGN §4.1.1)
+        unsaved.push_back(std::move(u));
     RunResult index = git.with_index(copy).run({"write-tree"});
     std::string index_tree = index.status == 0 ? first_line_of(index.out) : work_tree;
     std::string state = t.head + " " + index_tree + " " + work_tree;

@@ -250,11 +250,11 @@ void finish_staging(const Git& g, const Work& w, Staged& st)
     feed(literal, {"add", "-f", "--sparse", "--pathspec-from-file=-", "--pathspec-file-nul"}, kept,
          "stage guard.keepIgnored paths");
     restore_excluded(g, w);
-    st.unsaved = stage_raw(g, w.head.value_or(""));
     for (const auto& n : st.nested)
         g.out({"update-index", "--add", "--cacheinfo", "160000," + n.commit + "," + n.path},
               "record nested repository " + n.path);
     st.worktree_tree = write_tree(g, "write the working state of " + g.work_tree().string());
+    st.unsaved = stage_raw(g, w.head.value_or(""), st.worktree_tree);
 }
 
 } // namespace
@@ -270,9 +270,10 @@ std::string stage_files(const Git& git, const fs::path& common, bool with_ignore
         add.push_back("-f");
     add.insert(add.end(), {"--", "."});
     g.out(add, "save the files of " + git.work_tree().string());
-    for (const auto& u : stage_raw(g, ""))
+    std::string tree = write_tree(g, "write the files of " + git.work_tree().string());
+    for (const auto& u : stage_raw(g, "", tree))
         spdlog::warn("{} is not in the save of {}: {}", u.path, git.work_tree().string(), u.why);
-    return write_tree(g, "write the files of " + git.work_tree().string());
+    return tree;
 }
 
 std::string stage_husk(const fs::path& common, const fs::path& root)

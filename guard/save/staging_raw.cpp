@@ -2,7 +2,7 @@
 // (modes, symlinks, deletions, sparse and split indexes); it is run with every filter
 // driver emptied and no fsmonitor command, so it runs nothing of the repository's. Its
 // blobs are then replaced by the files' raw bytes: `hash-object --no-filters` and
-// `update-index --index-info` into the same private index. eol rules, `ident` and
+// `update-index --index-info` into the same private index, only where they differ. eol rules, `ident` and
 // `working-tree-encoding` are git's own conversions (no program runs), but they rewrite
 // bytes, so no blob of a changed file is taken from them.
 #include "guard/save/staging_raw.hpp"
@@ -51,12 +51,13 @@ struct Entry {
     std::string path;
 };
 
-// The regular files the index holds apart from `base`: `:<old> <new> <old id> <new id> <status>`
-// NUL `<path>` NUL, as diff-index -z writes them.
-std::vector<Entry> changed_files(const Git& staged, const std::string& base)
+// The regular files of `tree` that `base` does not hold as they are: `:<old> <new> <old id>
+// <new id> <status>` NUL `<path>` NUL, as diff-tree -z writes them. Trees compare by id, so
+// the walk skips every directory the work left alone.
+std::vector<Entry> changed_files(const Git& staged, const std::string& base, const std::string& tree)
 {
     std::vector<Entry> files;
-    auto fields = split(staged.out({"diff-index", "--cached", "-z", "--raw", "--no-renames", base},
+    auto fields = split(staged.out({"diff-tree", "-r", "-z", "--raw", "--no-renames", base, tree},
                                    "list the files the save holds"));
     for (size_t i = 0; i + 1 < fields.size(); i += 2) {
         const std::string& meta = fields[i];
@@ -85,11 +86,11 @@ std::string unreadable(const std::filesystem::path& path)
 
 } // namespace
 
-std::vector<Unsaved> stage_raw(const Git& staged, const std::string& base)
+std::vector<Unsaved> stage_raw(const Git& staged, const std::string& base, std::string& tree)
 {
     std::vector<Unsaved> unsaved;
     std::vector<Entry> files;
-    for (auto& e : changed_files(staged, base.empty() ? staged.empty_tree() : base)) {
+    for (auto& e : changed_files(staged, base.empty() ? staged.empty_tree() : base, tree)) {
         std::string why = unreadable(staged.work_tree() / e.path);
         if (why.empty())
             files.push_back(std::move(e));
@@ -114,8 +115,12 @@ std::vector<Unsaved> stage_raw(const Git& staged, const std::string& base)
         if (ids[i] != files[i].id)
             info += files[i].mode + " " + ids[i] + "\t" + files[i].path + std::string(1, '\0');
     }
-    if (!info.empty())
-        staged.out({"update-index", "-z", "--index-info"}, "record the files' bytes", info);
+    if (info.empty())
+        return unsaved;
+    staged.out({"update-index", "-z", "--index-info"}, "record the files' bytes", info);
+    tree = first_line_of(staged.out({"write-tree"}, "write the files' bytes"));
+    if (!is_oid(tree))
+        throw Error("write the files' bytes: git write-tree gave no tree id");
     return unsaved;
 }
 

@@ -22,11 +22,12 @@ struct Unsaved {
 // `update-index`): Git::quiet (guard/git/quiet.hpp).
 Git quiet_git(const Git& git);
 
-// In the index `staged` writes (a private one: git staged it already), every regular
-// file that differs from `base` (a tree-ish; empty: the empty tree) is replaced by the
-// bytes of the file at its path under `staged.work_tree()`. Paths whose file cannot be
-// read are left as git staged them and returned.
-std::vector<Unsaved> stage_raw(const Git& staged, const std::string& base);
+// `tree` is what the private index `staged` wrote (git staged it: write-tree). Every
+// regular file of `tree` that differs from `base` (a tree-ish; empty: the empty tree) is
+// hashed as the bytes of the file at its path under `staged.work_tree()`; where a blob
+// differs from git's, the index takes the bytes and `tree` becomes its new tree. Paths whose
+// file cannot be read are left as git staged them and returned.
+std::vector<Unsaved> stage_raw(const Git& staged, const std::string& base, std::string& tree);
 
 // `path` quoted for a git reading one path a line (--stdin-paths): C-style when it holds a
 // quote, a backslash or a control character, as it is otherwise.

@@ -12,13 +12,19 @@
 # then the peak memory (max RSS) of each command. Prints ratios against the named git
 # baseline; never asserts on times. Exits 0 unless a command fails.
 #
-# Usage: bench/status_save.sh [--runs N] [--bin DIR] [--repo DIR] [--only small]
+# With --before DIR, each save comparison also runs the git-guard in DIR beside this one (the
+# same hyperfine run, so both see the same load): issue 34 measured its raw path this way.
+#
+# Usage: bench/status_save.sh [--runs N] [--bin DIR] [--before DIR] [--repo DIR] [--only small|save]
 #   --runs N    timed runs per command on the big repository (default 5; the small
 #               repository and start-up use 30 and 50)
 #   --bin DIR   where git-guard is (default $GUARD_BIN_DIR, else build/bin)
 #   --repo DIR  the generated repository, reused between runs
 #               (default ${TMPDIR:-/tmp}/git-guard-bench-repo)
 #   --only small  only the small save and start-up (no 100,000-file repository is built)
+#   --only save   the saves alone (no status comparison)
+#   --before DIR  another git-guard (an earlier build's installed libexec/git-guard) measured
+#               beside this one in every save comparison
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -26,12 +32,14 @@ runs=5
 bin=${GUARD_BIN_DIR:-$root/build/bin}
 repo=${TMPDIR:-/tmp}/git-guard-bench-repo
 only=""
+before_bin=""
 while (($#)); do
     case $1 in
     --runs) runs=${2:?--runs needs a number}; shift 2 ;;
     --bin) bin=${2:?--bin needs a directory}; shift 2 ;;
     --repo) repo=${2:?--repo needs a directory}; shift 2 ;;
-    --only) only=${2:?--only needs a part}; [[ $only == small ]] || { echo "status_save: --only takes 'small'" >&2; exit 2; }; shift 2 ;;
+    --only) only=${2:?--only needs a part}; [[ $only == small || $only == save ]] || { echo "status_save: --only takes 'small' or 'save'" >&2; exit 2; }; shift 2 ;;
+    --before) before_bin=${2:?--before needs a directory}; shift 2 ;;
     -h | --help) sed -n '2,/^set -e/{/^set -e/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
     *) echo "status_save: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
@@ -54,6 +62,18 @@ need git git
 guard=$(cd "$bin" && pwd)/git-guard
 [[ -x $guard ]] || { echo "status_save: no git-guard in $bin: build it, or pass --bin" >&2; exit 2; }
 real_git=$(command -v git)
+before=""
+if [[ -n $before_bin ]]; then
+    before=$(cd "$before_bin" && pwd)/git-guard
+    [[ -x $before ]] || { echo "status_save: no git-guard in $before_bin" >&2; exit 2; }
+fi
+# with_before LABEL ARGS...: hyperfine's -n/command pair for the --before git-guard, or nothing.
+with_before() {
+    [[ -n $before ]] || return 0
+    local label=$1
+    shift
+    printf '%s\0' -n "$label" "$(q "$before") $*"
+}
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/git-guard-status-save.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -69,6 +89,7 @@ echo "load:      $(cut -d' ' -f1-3 /proc/loadavg) (1, 5, 15 min)"
 echo "git:       $("$real_git" --version)"
 echo "hyperfine: $(hyperfine --version)"
 echo "git-guard: $guard ($("$guard" version 2>/dev/null | head -1))"
+[[ -z $before ]] || echo "before:    $before ($("$before" version 2>/dev/null | head -1))"
 echo
 
 if [[ $only != small ]]; then
@@ -120,6 +141,7 @@ echo
 
 cd "$repo"
 git_status="$(q "$real_git") --no-optional-locks -C $(q "$repo") status --porcelain -uall"
+if [[ $only != save ]]; then
 bench status --warmup 1 --runs "$runs" \
     -n "git status --porcelain -uall" "$git_status" \
     -n "git-guard status" "$(q "$guard") status $(q "$repo")"
@@ -134,14 +156,17 @@ bench status-uc --warmup 1 --runs "$runs" \
     -n "git-guard status" "$(q "$guard") status $(q "$repo")"
 "$real_git" -C "$repo" config --unset core.untrackedCache
 "$real_git" -C "$repo" update-index --no-untracked-cache
+fi
 
 # First save: no stranded branch and none of the new blobs in the object store, so
 # every command hashes and writes all 2,000 changed files.
 cold="$(drop_stranded "$repo"); $(prune "$repo")"
 stash="$(q "$real_git") -C $(q "$repo") stash create"
+mapfile -d '' -t prior < <(with_before "git-guard save, before" save "$(q "$repo")")
 bench save-first --warmup 1 --runs "$runs" --prepare "$cold" \
     -n "recipe (private index)" "$(recipe "$repo")" \
     -n "git-guard save" "$(q "$guard") save $(q "$repo")" \
+    "${prior[@]}" \
     -n "git stash create" "$stash"
 remember "recipe (private index)" "$(recipe "$repo")" "$cold"
 remember "git-guard save" "$(q "$guard") save $(q "$repo")" "$cold"
@@ -150,9 +175,11 @@ remember "git stash create" "$stash" "$cold"
 # Repeat save: one save already holds this work and its blobs are all stored.
 eval "$cold"
 "$guard" save "$repo" >/dev/null
+mapfile -d '' -t prior < <(with_before "git-guard save, repeat, before" save "$(q "$repo")")
 bench save-repeat --warmup 1 --runs "$runs" \
     -n "recipe, repeat" "$(recipe "$repo")" \
-    -n "git-guard save, repeat" "$(q "$guard") save $(q "$repo")"
+    -n "git-guard save, repeat" "$(q "$guard") save $(q "$repo")" \
+    "${prior[@]}"
 remember "git-guard save, repeat" "$(q "$guard") save $(q "$repo")" "$cold; $(q "$guard") save $(q "$repo") >/dev/null"
 repeat_refs=$("$real_git" -C "$repo" for-each-ref refs/heads/stranded | wc -l)
 eval "$cold"
@@ -186,9 +213,11 @@ fi
 [[ $only == small ]] || big
 
 cd "$small"
+mapfile -d '' -t prior < <(with_before "git-guard save, small, before" save "$(q "$small")")
 bench save-small --warmup 3 --runs 30 --prepare "$(drop_stranded "$small")" \
     -n "recipe, small" "$(recipe "$small")" \
     -n "git-guard save, small" "$(q "$guard") save $(q "$small")" \
+    "${prior[@]}" \
     -n "git stash create, small" "$(q "$real_git") -C $(q "$small") stash create"
 remember "recipe, small" "$(recipe "$small")" "$(drop_stranded "$small")"
 remember "git-guard save, small" "$(q "$guard") save $(q "$small")" "$(drop_stranded "$small")"

@@ -6,8 +6,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/../installer/setup.sh"
 
 build=${GUARD_BUILD_DIR:-$guard_root/build}
 # The end-to-end suites also drive python3 (a subprocess client), jq (--json), xxd,
-# chattr (e2fsprogs) and setpriv (util-linux).
-guard_install_packages libboost-test-dev python3 jq xxd e2fsprogs util-linux
+# chattr (e2fsprogs), setpriv (util-linux) and git-lfs (e2e_save_bytes: a file git-lfs tracks).
+guard_install_packages libboost-test-dev python3 jq xxd e2fsprogs util-linux git-lfs
 # The coexistence suites drive the real hook managers: pre-commit from Debian, lefthook
 # and husky from npm, into a cache the suites find (GUARD_TOOLS_DIR). Each suite skips,
 # saying why, when its tool could not be installed.

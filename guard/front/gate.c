@@ -32,7 +32,8 @@ static const char* last_enabled(size_t size, int* valued)
 int guard_enabled(const char* real_git, const struct Call* call, int enclosing)
 {
     static const char* const rest[] = {"-z", "--get-regexp",
-                                       "^(guard|hook)\\.|^remote\\..*\\.(mirror|fetch)$|^core\\.hookspath$", NULL};
+                                       "^(guard|hook|filter)\\.|^remote\\..*\\.(mirror|fetch)$|^core\\.(fsmonitor|hookspath)$",
+                                       NULL};
     size_t got = 0;
     int status = run_config(real_git, call, rest, s_config, sizeof s_config - 1, &got);
     if (status != 0 && status != 1)

@@ -156,7 +156,8 @@ const ConfigEntries& guard_config(const fs::path& git_dir, Deadline deadline)
         return it->second.entries;
     if (auto handed = handed_config(git_dir))
         return (cache[git_dir] = {stamp, std::move(*handed)}).entries;
-    RunResult r = ask(git_dir, {"config", "-z", "--get-regexp", "^(guard|hook)\\.|^remote\\..*\\.(mirror|fetch)$|^core\\.hookspath$"},
+    RunResult r = ask(git_dir, {"config", "-z", "--get-regexp",
+                                "^(guard|hook|filter)\\.|^remote\\..*\\.(mirror|fetch)$|^core\\.(fsmonitor|hookspath)$"},
                       deadline);
     // Nothing listed when git cannot read them: every key reads as unset, as from git.
     ConfigEntries entries;

@@ -28,8 +28,9 @@ struct Settings {
 // When set, every git this reader starts is killed at that time (the hook's bound).
 using Deadline = std::optional<std::chrono::steady_clock::time_point>;
 
-// The guard.* and hook.* entries of `git_dir`'s configuration, and the remotes' `mirror`
-// and `fetch` entries, as git lists them (keys as `config --get-regexp` prints them;
+// The guard.* and hook.* entries of `git_dir`'s configuration, the remotes' `mirror`
+// and `fetch` entries, and the filter.* and core.fsmonitor entries (the programs a save
+// must not run, DESIGN §4.1.1), as git lists them (keys as `config --get-regexp` prints them;
 // a valueless key lists as ""), read once per process while the repository's config
 // files stay as they are: one decision reads the settings, the hook's keys, the hooks to
 // turn off and guard.onSave from one git. forget_config() drops what was read (after

@@ -2,6 +2,7 @@
 
 #include "guard/base/error.hpp"
 #include "guard/base/file.hpp"
+#include "guard/git/quiet.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -88,6 +89,13 @@ Git Git::with_env(const std::string& name, const std::string& value) const
     return copy;
 }
 
+Git Git::quiet() const
+{
+    Git copy = *this;
+    copy.m_quiet = true;
+    return copy;
+}
+
 fs::path Git::index() const { return m_index.empty() ? m_git_dir / "index" : m_index; }
 
 std::vector<std::string> Git::command(const std::vector<std::string>& args, RunOptions& options) const
@@ -121,6 +129,12 @@ std::vector<std::string> Git::command(const std::vector<std::string>& args, RunO
                    {"GIT_TERMINAL_PROMPT", "0"},
                    {"GIT_OPTIONAL_LOCKS", "0"}};
     options.env.insert(options.env.end(), m_env.begin(), m_env.end());
+    // `git config` runs nothing of the repository's, and lists what quieting needs.
+    if ((m_quiet || unattended()) && !args.empty() && args[0] != "config") {
+        std::string params = quiet_parameters(m_common);
+        const char* before = std::getenv("GIT_CONFIG_PARAMETERS");
+        options.env.emplace_back("GIT_CONFIG_PARAMETERS", before && *before ? std::string(before) + " " + params : params);
+    }
     return argv;
 }
 

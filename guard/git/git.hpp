@@ -25,6 +25,9 @@ public:
     Git isolated() const;
     // The same repository with `name=value` in the environment of every call.
     Git with_env(const std::string& name, const std::string& value) const;
+    // The same repository with none of its programs run (quiet.hpp): no filter, no
+    // fsmonitor command. Every call is quiet anyway in an unattended process.
+    Git quiet() const;
 
     RunResult run(const std::vector<std::string>& args, const std::string& input = "") const;
     // The same as a conversation of one turn: `reply` reads stdout so far and gives the
@@ -59,6 +62,7 @@ private:
     std::string m_git;
     std::vector<std::pair<std::string, std::string>> m_env;
     bool m_isolated = false;
+    bool m_quiet = false;
 };
 
 // The common dir a git dir belongs to (its `commondir` file, else itself).

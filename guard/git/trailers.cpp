@@ -61,7 +61,10 @@ void read_trailer(SaveLayout& s, const std::string& key, const std::string& valu
         s.own_refs.emplace_back(name, id);
     } else if (key == "Stranded-Unmerged")
         s.unmerged.push_back(unquote_path(value));
-    else if (key == "Stranded-Nested" || key == "Stranded-Nested-Head" || key == "Stranded-Nested-Branch") {
+    else if (key == "Stranded-Unsaved") {
+        auto [why, path] = id_and_path(value);
+        s.unsaved.emplace_back(why, path);
+    } else if (key == "Stranded-Nested" || key == "Stranded-Nested-Head" || key == "Stranded-Nested-Branch") {
         auto [id, path] = id_and_path(value);
         SavedNested& n = nested_at(s, path);
         (key == "Stranded-Nested" ? n.commit : key == "Stranded-Nested-Head" ? n.head : n.branch) =

@@ -31,6 +31,7 @@ struct SaveLayout {
     std::string identity;      // S's committer, "Name <email>": who claims to have made it
     std::string branch_tip;    // Stranded-Branch-Tip: HEAD had moved off the branch
     std::vector<std::string> unmerged;
+    std::vector<std::pair<std::string, std::string>> unsaved; // Stranded-Unsaved: (why, path) not in the save
     std::vector<SavedNested> nested;
     std::vector<std::pair<std::string, std::string>> own_refs; // Stranded-Ref: per-worktree (name, id)
 };

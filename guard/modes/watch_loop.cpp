@@ -3,6 +3,8 @@
 // an end when the registry is gone or names nothing. Idle, it sleeps in poll(2).
 #include "guard/modes/watch_loop.hpp"
 
+#include "guard/git/quiet.hpp"
+
 #include "guard/install/watch.hpp"
 
 #include "guard/base/clock.hpp"
@@ -307,6 +309,7 @@ int run_watcher()
         return 1;
     }
     sweep_stale(dir);
+    act_unattended(); // it runs nothing of any repository's (DESIGN §15): guard/git/quiet.hpp
     fs::remove(dir / "status", ec);
     try {
         auto log = spdlog::rotating_logger_mt("watch", (dir / "watch.log").string(), 1 << 20, 2);

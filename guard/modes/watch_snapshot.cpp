@@ -1,5 +1,6 @@
-// The time layer. A kept private index per tree (git's own staging: filters, attributes,
-// fsmonitor where the user enabled it) makes an unchanged tree cost one stat pass of
+// The time layer. A kept private index per tree (git's own staging, quiet: no filter or
+// fsmonitor command of the repository's, git's own daemon where the user enabled it; then
+// the changed files' bytes, staging_raw.hpp) makes an unchanged tree cost one stat pass of
 // `git add -A` and write nothing: its blobs and trees exist already, and an unchanged
 // (HEAD, index, working state) triple makes no commit and no ref.
 #include "guard/modes/watch_snapshot.hpp"
@@ -53,6 +54,17 @@ void drop_excluded(const Git& staged, const std::string& head, const Settings& s
         put_back_excluded(staged, w);
 }
 
+// The files `git add --ignore-errors` could not read, from its "unable to index file" errors.
+std::vector<Unsaved> unindexed(const std::string& err)
+{
+    const std::string prefix = "error: unable to index file '";
+    std::vector<Unsaved> out;
+    for (const auto& line : split(err, '\n'))
+        if (line.starts_with(prefix) && line.size() > prefix.size() && line.back() == '\'')
+            out.push_back({line.substr(prefix.size(), line.size() - prefix.size() - 1), "unreadable"});
+    return out;
+}
+
 } // namespace
 
 // THE one place a snapshot commit becomes a save: a link on its tree's chain
@@ -81,13 +93,17 @@ bool Snapshots::snapshot_tree(const fs::path& common, const std::string& id, con
     Git git(t.git_dir, t.path);
     if (!fs::exists(kept, ec))
         fs::copy_file(copy, kept, ec); // seeded once: its stat data makes the next add cheap
-    Git staged = git.with_index(kept);
+    // Nothing of the repository's runs (DESIGN §15): no filter, no fsmonitor command.
+    Git staged = quiet_git(git).with_index(kept);
     RunResult add = staged.run({"add", "-A", "--ignore-errors", "--", "."});
     if (add.status != 0 && add.status != 1)
         throw Error("git add -A into the kept index failed: " + add.err);
     Settings settings = read_settings(common);
     drop_excluded(staged, t.head, settings);
+    std::vector<Unsaved> unsaved = unindexed(add.err);
     std::string work_tree = first_line_of(staged.out({"write-tree"}, "write the working state"));
+    for (auto& u : stage_raw(staged, t.head, work_tree)) // the bytes on disk (DESIGN §4.1.1)
+        unsaved.push_back(std::move(u));
     RunResult index = git.with_index(copy).run({"write-tree"});
     std::string index_tree = index.status == 0 ? first_line_of(index.out) : work_tree;
     std::string state = t.head + " " + index_tree + " " + work_tree;
@@ -113,7 +129,9 @@ bool Snapshots::snapshot_tree(const fs::path& common, const std::string& id, con
     w.head = t.head;
     for (const auto& path : split(git.out({"diff-tree", "-r", "-z", "--name-only", head_tree, work_tree}, "diff")))
         w.changes.push_back({path, ChangeKind::modified});
-    std::string commit = write_save(Git(common), w, {work_tree, index_tree, {}}, settings, "snapshot");
+    for (const auto& u : unsaved)
+        spdlog::warn("watch: the snapshot of {} lacks {}: {}", t.path.string(), u.path, u.why);
+    std::string commit = write_save(Git(common), w, {work_tree, index_tree, {}, unsaved}, settings, "snapshot");
     keep_snapshot(common, t.path.filename().string(), commit,
                   {.reason = "snapshot", .ref_prefix = "refs/stranded", .tree = work_tree, .path = w.path,
                    .branch = w.branch});

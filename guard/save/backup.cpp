@@ -1,6 +1,8 @@
 // guard.backupRemote: every save pushed to a second place, never blocking the operation.
 #include "guard/save/backup.hpp"
 
+#include "guard/git/config.hpp"
+#include "guard/git/quiet.hpp"
 #include "guard/git/git.hpp"
 #include "guard/git/process.hpp"
 #include "guard/git/repo.hpp"
@@ -87,18 +89,38 @@ std::set<std::string> accepted(const std::string& porcelain)
     return refs;
 }
 
+// guard.onSave and guard.onSaveTimeout from the user's own config files only (system and
+// global scope): an unattended save runs no command the repository's config names (DESIGN §15).
+void read_user_on_save(const fs::path& common_dir, RecordSettings& s)
+{
+    auto r = run({find_real_git(), "--git-dir=" + common_dir.string(), "config", "-z", "--show-scope",
+                  "--get-regexp", "^guard\\.onsave(timeout)?$"});
+    auto fields = split(r.status == 0 ? r.out : "");
+    for (size_t i = 0; i + 1 < fields.size(); i += 2) {
+        if (fields[i] != "system" && fields[i] != "global")
+            continue;
+        auto [key, value] = config_entry(fields[i + 1]);
+        if (key == "guard.onsave")
+            s.on_save = value;
+        else
+            s.on_save_timeout_s = seconds_or(value, s.on_save_timeout_s);
+    }
+}
+
 } // namespace
 
 RecordSettings read_record_settings(const fs::path& common_dir)
 {
     RecordSettings s;
+    if (unattended())
+        read_user_on_save(common_dir, s);
     try {
         // guard_config reads them once per process: the hook may save hundreds of refs in
         // one run, and each save asks for these keys twice (onSave, backup).
         for (const auto& [key, value] : guard_config(common_dir)) {
-            if (key == "guard.onsave")
+            if (key == "guard.onsave" && !unattended())
                 s.on_save = value;
-            else if (key == "guard.onsavetimeout")
+            else if (key == "guard.onsavetimeout" && !unattended())
                 s.on_save_timeout_s = seconds_or(value, s.on_save_timeout_s);
             else if (key == "guard.backupremote")
                 s.backup_remote = value;

@@ -17,6 +17,9 @@ struct RecordSettings {
     int backup_timeout_s = 30;       // guard.backupTimeout
 };
 
+// In a process that acts on no user command's behalf (act_unattended: the watcher),
+// guard.onSave and guard.onSaveTimeout are read from the user's global and system config
+// only, never from the repository's own (DESIGN §15: it runs nothing of the repository's).
 RecordSettings read_record_settings(const std::filesystem::path& common_dir);
 
 // The real git with every hook mechanism off (core.hooksPath, and git >= 2.54's configured

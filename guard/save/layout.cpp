@@ -157,6 +157,9 @@ SavePlan plan_save(const Git& git, const Work& w, const Staged& st, const std::s
     m += "Stranded-Index-Tree: " + st.index_tree + "\n";
     for (const auto& path : w.unmerged)
         m += "Stranded-Unmerged: " + quote_path(path) + "\n";
+    // What the save could not hold as its bytes is named, never silently left out (§4.1.1).
+    for (const auto& u : st.unsaved)
+        m += "Stranded-Unsaved: " + one_line(u.why) + " " + quote_path(u.path) + "\n";
     if (w.head && w.branch_tip && *w.branch_tip != *w.head &&
         git.run({"merge-base", "--is-ancestor", *w.branch_tip, *w.head}).status != 0) {
         plan.parents_after.push_back(*w.branch_tip);

@@ -7,6 +7,7 @@
 #include "guard/save/backup.hpp"
 #include "guard/base/error.hpp"
 #include "guard/save/journal.hpp"
+#include "guard/save/restore_raw.hpp"
 #include "guard/git/trailers.hpp"
 #include "guard/git/process.hpp"
 #include "guard/git/repo.hpp"
@@ -58,13 +59,15 @@ void restore_nested(const GitAt& outer, const fs::path& root, const SavedNested&
 // HEAD is already set.
 void fill_tree(const GitAt& git, const fs::path& dir, const SaveLayout& save, Restored& result)
 {
-    write_save_files(git, dir, save.tree);
+    write_saved_files(git.git_dir(), dir, save.head, save.tree); // the saved bytes, raw (restore_raw.hpp)
     GitAt in_tree(git.git_dir(), dir);
     in_tree.out({"read-tree", save.index_tree});
     in_tree.try_run({"update-index", "-q", "--refresh"}); // stat data only; exit 1 is normal
     for (const auto& path : save.unmerged)
         result.notes.push_back(path + " was unmerged: it is staged with its working content; the "
                                "conflict's stages were not recorded");
+    for (const auto& [why, path] : save.unsaved)
+        result.notes.push_back(path + " is not in the save (" + why + " when it was made)");
     for (const auto& n : save.nested)
         restore_nested(git, dir, n, result);
 }

@@ -111,6 +111,8 @@ std::optional<Saved> save_work(const fs::path& common, const Work& w, const std:
                                          "", {}};
     if (!uncommitted)
         staged.index_tree = staged.worktree_tree;
+    for (const auto& u : staged.unsaved) // named in the save's trailers too (Stranded-Unsaved)
+        spdlog::warn("{} is not in the save of {}: {}", u.path, w.path, u.why);
     meter.update(1);
     if (auto existing = options.no_earlier_save ? std::nullopt
                                                 : find_equal_save(store, name, options.ref_prefix,

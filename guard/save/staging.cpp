@@ -1,6 +1,7 @@
 // The save's trees, staged by git itself (DESIGN §5.2): a private copy of the
-// checkout's index, `git add`, `write-tree`. Filters, attributes, sparse and
-// split indexes, intent-to-add entries and conflicts behave as in git.
+// checkout's index, `git add`, `write-tree`. Sparse and split indexes, intent-to-add
+// entries and conflicts behave as in git; the changed files are then their bytes on disk
+// (DESIGN §4.1.1), and no filter or fsmonitor command of the repository's runs (quiet_git).
 #include "guard/save/staging.hpp"
 
 #include "guard/save/layout.hpp"
@@ -145,7 +146,7 @@ EarlyStaging::EarlyStaging(const Git& git, const fs::path& common)
         copy_index(git, *m_index_copy);
         copy_index(git, *m_added_copy);
         m_write.emplace(git.with_index(m_index_copy->path()).start({"write-tree"}));
-        m_add.emplace(git.with_index(m_added_copy->path()).start(k_add_all));
+        m_add.emplace(quiet_git(git).with_index(m_added_copy->path()).start(k_add_all));
     } catch (const Error& e) {
         spdlog::debug("early staging not started: {}", e.what()); // the usual staging runs
     }
@@ -176,13 +177,13 @@ Staged stage_checkout(const Git& git, const Work& w, const fs::path& common, Ear
         if (auto done = early->take()) {
             Staged st;
             st.index_tree = done->index_tree;
-            finish_staging(git.with_index(done->index), w, st);
+            finish_staging(quiet_git(git).with_index(done->index), w, st);
             return st;
         }
     }
     TempFile file(common / "guard" / "tmp", "index");
     copy_index(git, file);
-    Git g = git.with_index(file.path());
+    Git g = quiet_git(git).with_index(file.path());
     Staged st;
     std::error_code gone;
     if (!git.work_tree().empty() && !fs::exists(git.work_tree(), gone)) {
@@ -253,6 +254,7 @@ void finish_staging(const Git& g, const Work& w, Staged& st)
         g.out({"update-index", "--add", "--cacheinfo", "160000," + n.commit + "," + n.path},
               "record nested repository " + n.path);
     st.worktree_tree = write_tree(g, "write the working state of " + g.work_tree().string());
+    st.unsaved = stage_raw(g, w.head.value_or(""), st.worktree_tree);
 }
 
 } // namespace
@@ -262,13 +264,16 @@ std::string stage_files(const Git& git, const fs::path& common, bool with_ignore
     TempFile file(common / "guard" / "tmp", "files");
     std::error_code ec;
     fs::remove(file.path(), ec); // an empty index
-    Git g = git.with_index(file.path());
+    Git g = quiet_git(git).with_index(file.path());
     std::vector<std::string> add = {"add", "-A"};
     if (with_ignored)
         add.push_back("-f");
     add.insert(add.end(), {"--", "."});
     g.out(add, "save the files of " + git.work_tree().string());
-    return write_tree(g, "write the files of " + git.work_tree().string());
+    std::string tree = write_tree(g, "write the files of " + git.work_tree().string());
+    for (const auto& u : stage_raw(g, "", tree))
+        spdlog::warn("{} is not in the save of {}: {}", u.path, git.work_tree().string(), u.why);
+    return tree;
 }
 
 std::string stage_husk(const fs::path& common, const fs::path& root)

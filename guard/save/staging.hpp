@@ -2,6 +2,7 @@
 
 #include "guard/git/git.hpp"
 #include "guard/judge/work.hpp"
+#include "guard/save/staging_raw.hpp"
 
 #include <filesystem>
 #include <optional>
@@ -22,12 +23,14 @@ struct NestedSave {
 };
 
 // The trees a save records, staged by git itself into a private index seeded
-// from the checkout's own index (DESIGN §5.2). The checkout's files, index,
-// HEAD and branch are never written.
+// from the checkout's own index (DESIGN §5.2), the changed files then replaced by their
+// bytes on disk (DESIGN §4.1.1, staging_raw.hpp), with none of the repository's programs
+// run. The checkout's files, index, HEAD and branch are never written.
 struct Staged {
     std::string worktree_tree;           // S's tree: the working state
     std::string index_tree;              // I's tree: the index, conflicts resolved to the working file
     std::vector<NestedSave> nested;
+    std::vector<Unsaved> unsaved;        // files left as git staged them (Stranded-Unsaved)
 };
 
 class TempFile;

@@ -1,6 +1,7 @@
 // The versions of the paths an in-place destroyer loses, written as objects: working
-// files by `git hash-object` (its clean filters and attributes apply, as for `git add`),
-// staged versions straight from what status reported.
+// files as their bytes on disk (`git hash-object --no-filters`: no clean filter runs and
+// no eol rule rewrites them, DESIGN §4.1.1), staged versions straight from what status
+// reported.
 #include "guard/save/versions.hpp"
 
 #include "guard/git/git.hpp"
@@ -57,8 +58,6 @@ git_filemode_t disk_mode(const struct stat& st, const LostPath& p)
     return (st.st_mode & S_IXUSR) ? GIT_FILEMODE_BLOB_EXECUTABLE : GIT_FILEMODE_BLOB;
 }
 
-// The working versions of the lost paths, written as blobs by git itself, so that
-// clean filters and attributes apply exactly as `git add` applies them.
 } // namespace
 
 std::vector<Content> working_versions(const GitCall& call, const Site& site, const Destroyed& d)
@@ -88,7 +87,9 @@ std::vector<Content> working_versions(const GitCall& call, const Site& site, con
     }
     if (hashed.empty())
         return out;
-    auto r = in_tree(call, site, {"hash-object", "-w", "--stdin-paths"}, files);
+    // The bytes on disk: a clean filter would run a program the save adds to the user's
+    // command and could drop what it strips (a notebook's outputs).
+    auto r = in_tree(call, site, {"hash-object", "-w", "--no-filters", "--stdin-paths"}, files);
     if (r.status != 0)
         throw Error("git hash-object failed: " + first_line_of(r.err));
     size_t at = 0;

@@ -127,7 +127,7 @@ assert_eq 0 "$RC" "branch -D runs: $ERR"
 SAVE=$(git_real -C "$R" for-each-ref --format='%(refname)' refs/heads/stranded/gone/)
 assert_ne "" "$SAVE" "the unpushed commit of branch gone was destroyed, not saved"
 assert_eq "$TIP" "$(git_real -C "$R" rev-parse "$SAVE" 2>/dev/null)" "the save of gone does not hold its tip: the commit was lost"
-listings=$(grep '"event":"start"' "$TEST_ROOT/gone.trace" | grep -c '"config","-z","--get-regexp","^(guard|hook)' || true)
+listings=$(grep '"event":"start"' "$TEST_ROOT/gone.trace" | grep -c '"config","-z","--get-regexp","^(guard|hook|filter)' || true)
 assert_eq 1 "$listings" "the guard's settings were listed $listings times for one branch -D (the hook did not take the shim's)"
 assert_eq 0 "$(grep '"event":"start"' "$TEST_ROOT/gone.trace" | grep -c '"cat-file"' || true)" \
     "the hook asked cat-file for the old value or tree its refs listing and read-back give"

@@ -1,0 +1,36 @@
+#pragma once
+// Saves are the bytes (DESIGN §4.1.1): git stages the working state (which paths changed,
+// their modes, symlinks, deletions), then every regular file the save holds apart from the
+// base gets its bytes on disk, hashed with no filter and no eol rule. Saving runs none of
+// the repository's programs (DESIGN §15): no clean filter, no fsmonitor command, no hook.
+
+#include "guard/git/git.hpp"
+
+#include <string>
+#include <vector>
+
+namespace guard {
+
+// A file the save could not hold as its bytes, and why (named in the save's trailers and
+// in the warning or refusal).
+struct Unsaved {
+    std::string path;
+    std::string why;   // one word: "unreadable"
+};
+
+// `git` with none of the repository's programs reachable from staging (`add`, `status`,
+// `update-index`): Git::quiet (guard/git/quiet.hpp).
+Git quiet_git(const Git& git);
+
+// `tree` is what the private index `staged` wrote (git staged it: write-tree). Every
+// regular file of `tree` that differs from `base` (a tree-ish; empty: the empty tree) is
+// hashed as the bytes of the file at its path under `staged.work_tree()`; where a blob
+// differs from git's, the index takes the bytes and `tree` becomes its new tree. Paths whose
+// file cannot be read are left as git staged them and returned.
+std::vector<Unsaved> stage_raw(const Git& staged, const std::string& base, std::string& tree);
+
+// `path` quoted for a git reading one path a line (--stdin-paths): C-style when it holds a
+// quote, a backslash or a control character, as it is otherwise.
+std::string quote_path_line(const std::string& path);
+
+} // namespace guard

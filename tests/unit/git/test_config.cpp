@@ -1,6 +1,7 @@
 // The config listing the shim hands to its git's hook (GIT_GUARD_CONFIG, config.hpp
 // hand_config_down): taken for the same tree read the same way, ignored otherwise.
 #include "guard/git/config.hpp"
+#include "guard/git/process.hpp"
 #include "tests/unit/temp_repo.hpp"
 
 #include <boost/test/unit_test.hpp>
@@ -8,6 +9,7 @@
 #include <cstdlib>
 #include <optional>
 #include <string>
+#include <unistd.h>
 
 namespace fs = std::filesystem;
 using guard::ConfigEntries;
@@ -26,6 +28,8 @@ struct Handoff {
         ::unsetenv("GIT_CONFIG_PARAMETERS");
         ::unsetenv("GIT_TRACE");
         guard::forget_config();
+        // The hook takes a listing only from the git that runs it: here, this process.
+        guard::accept_handoff_from(guard::process_identity(::getpid()));
     }
 };
 
@@ -40,7 +44,7 @@ std::optional<std::string> value_of(const ConfigEntries& entries, const std::str
 
 // A listing git would never give for these repositories: a key no test sets, and a value
 // with what the environment cannot hold or the escaping must not confuse.
-const ConfigEntries k_handed{{"guard.enabled", "true"}, {"guard.exclude", "100% %00 odd\nvalue"}};
+const ConfigEntries k_handed{{"guard.enabled", "true"}, {"guard.keepignored", "100% %00 odd\nvalue"}};
 
 } // namespace
 
@@ -57,7 +61,7 @@ BOOST_FIXTURE_TEST_CASE(a_listing_handed_for_this_tree_is_read_without_asking_gi
     ::setenv("GIT_TRACE", trace.c_str(), 1);
     const ConfigEntries& read = guard::guard_config(git_dir);
     ::unsetenv("GIT_TRACE");
-    BOOST_TEST(value_of(read, "guard.exclude").value_or("(unset)") == "100% %00 odd\nvalue",
+    BOOST_TEST(value_of(read, "guard.keepignored").value_or("(unset)") == "100% %00 odd\nvalue",
                "the handed listing was not read as handed");
     BOOST_TEST(read.size() == k_handed.size());
     BOOST_TEST(!fs::exists(trace), "git was asked again for a listing handed down:\n"
@@ -70,7 +74,7 @@ BOOST_FIXTURE_TEST_CASE(a_listing_handed_for_another_tree_is_ignored, Handoff)
     guard::hand_config_down(handed_for.path() / ".git", k_handed);
     guard::forget_config();
     const ConfigEntries& read = guard::guard_config(other.path() / ".git");
-    BOOST_TEST(!value_of(read, "guard.exclude"), "another repository's handed listing was read as this one's");
+    BOOST_TEST(!value_of(read, "guard.keepignored"), "another repository's handed listing was read as this one's");
 }
 
 BOOST_FIXTURE_TEST_CASE(a_listing_handed_before_the_config_changed_is_ignored, Handoff)
@@ -83,7 +87,7 @@ BOOST_FIXTURE_TEST_CASE(a_listing_handed_before_the_config_changed_is_ignored, H
     const ConfigEntries& read = guard::guard_config(git_dir);
     BOOST_TEST(value_of(read, "guard.enabled").value_or("(unset)") == "false",
                "a stale handed listing hid guard.enabled=false written after it");
-    BOOST_TEST(!value_of(read, "guard.exclude"));
+    BOOST_TEST(!value_of(read, "guard.keepignored"));
 }
 
 BOOST_FIXTURE_TEST_CASE(a_caller_dash_c_makes_the_hook_ask_git, Handoff)
@@ -106,6 +110,35 @@ BOOST_FIXTURE_TEST_CASE(a_listing_too_large_for_the_environment_is_not_handed, H
     guard::hand_config_down(git_dir, k_handed);
     guard::hand_config_down(git_dir, {{"guard.exclude", std::string(40 * 1024, 'x')}});
     BOOST_TEST(!std::getenv("GIT_GUARD_CONFIG"), "a 40 KiB listing (or the one before it) was left in the environment");
+}
+
+BOOST_FIXTURE_TEST_CASE(a_listing_from_another_process_is_ignored, Handoff)
+{
+    TempRepo repo;
+    fs::path git_dir = repo.path() / ".git";
+    guard::hand_config_down(git_dir, k_handed);
+    guard::accept_handoff_from(guard::process_identity(::getppid())); // the hook of a git it did not exec
+    guard::forget_config();
+    BOOST_TEST(!value_of(guard::guard_config(git_dir), "guard.keepignored"),
+               "a listing another process handed (a caller's environment) was read");
+}
+
+BOOST_FIXTURE_TEST_CASE(a_listing_that_would_weaken_the_guard_is_ignored, Handoff)
+{
+    TempRepo repo;
+    fs::path git_dir = repo.path() / ".git";
+    repo.git({"config", "guard.enabled", "true"});
+    for (const ConfigEntries& weak : {ConfigEntries{{"guard.enabled", "false"}},
+                                      ConfigEntries{{"guard.enabled", "true"}, {"guard.baseref", "refs/heads/x"}},
+                                      ConfigEntries{{"guard.enabled", "true"}, {"guard.exclude", "*"}}}) {
+        guard::hand_config_down(git_dir, weak);
+        guard::forget_config();
+        const ConfigEntries& read = guard::guard_config(git_dir);
+        BOOST_TEST(value_of(read, "guard.enabled").value_or("(unset)") == "true",
+                   "a handed listing switched guard.enabled off or was taken with " << weak.back().first);
+        BOOST_TEST(!value_of(read, "guard.baseref"));
+        BOOST_TEST(!value_of(read, "guard.exclude"));
+    }
 }
 
 BOOST_AUTO_TEST_SUITE_END()

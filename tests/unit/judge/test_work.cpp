@@ -221,9 +221,9 @@ BOOST_AUTO_TEST_CASE(commit_held_by_another_trees_head_is_not_work)
                "a commit another tree still holds counted as work: " << describe(w));
 }
 
-// Another tree's per-worktree refs hold commits too: with trees that hold none beside it
-// (whose git dirs are not asked, issue 20), the one that holds one is still asked.
-BOOST_AUTO_TEST_CASE(commit_held_by_another_trees_own_ref_is_not_work)
+// Another tree's per-worktree refs hold nothing the guard guards (DESIGN §0.7): `bisect
+// reset` or `update-ref -d` deletes them unjudged, so a commit only they hold is work.
+BOOST_AUTO_TEST_CASE(commit_held_only_by_another_trees_own_ref_is_work)
 {
     TempRepo repo;
     repo.add_base_and_worktree();
@@ -233,8 +233,8 @@ BOOST_AUTO_TEST_CASE(commit_held_by_another_trees_own_ref_is_not_work)
     fs::path two = repo.add_worktree("two", true);
     repo.git_in(two, {"update-ref", "refs/bisect/keep", rev(one, "HEAD")});
     Work w = inspect(repo, one);
-    BOOST_TEST((w.verdict == Verdict::clean),
-               "a commit another tree's refs/bisect/keep holds counted as work: " << describe(w));
+    BOOST_TEST((w.verdict == Verdict::has_work),
+               "a commit only another tree's refs/bisect/keep holds was not work: " << describe(w));
     repo.git_in(two, {"update-ref", "-d", "refs/bisect/keep"});
     Work alone = inspect(repo, one);
     BOOST_TEST((alone.verdict == Verdict::has_work), "the detached commit no ref holds was not work: " << describe(alone));

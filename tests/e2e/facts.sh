@@ -163,23 +163,24 @@ false%00" git branch -q -D env2-wip
 assert_ne "" "$(saved_tip "$REPO" "$TIP")" "GIT_GUARD_CONFIG through the shim switched the guard off: branch -D destroyed the commit, not saved"
 
 section "a linked tree's HEAD reflog: detached work left by a clean switch, then a removal"
-git_real -C "$REPO" worktree add -q --detach "$TEST_ROOT/reflog-tree" main
-printf 'detached\n' >"$TEST_ROOT/reflog-tree/d.txt"
-git_real -C "$TEST_ROOT/reflog-tree" add d.txt
-git_real -C "$TEST_ROOT/reflog-tree" commit -q -m "detached work"
-DETACHED=$(git_real -C "$TEST_ROOT/reflog-tree" rev-parse HEAD)
-git_real -C "$TEST_ROOT/reflog-tree" branch -q side main
-git_real -C "$TEST_ROOT/reflog-tree" switch -q side 2>/dev/null
+# left_detached NAME: a linked tree NAME that committed on a detached HEAD and then
+# switched to the branch `side` (clean, unforced); sets DETACHED to the commit left behind.
+left_detached() {
+    local t=$TEST_ROOT/$1
+    git_real -C "$REPO" worktree add -q --detach "$t" main
+    printf '%s\n' "$1" >"$t/d.txt"
+    git_real -C "$t" add d.txt
+    git_real -C "$t" commit -q -m "detached work in $1"
+    DETACHED=$(git_real -C "$t" rev-parse HEAD)
+    git_real -C "$REPO" show-ref -q --verify refs/heads/side || git_real -C "$REPO" branch -q side main
+    git_real -C "$t" switch -q side 2>/dev/null
+}
+left_detached reflog-tree
 run_cmd git worktree remove "$TEST_ROOT/reflog-tree"
 assert_eq 0 "$RC" "worktree remove failed ($ERR)"
 kept "$REPO" "$DETACHED" && pass "the commit only the tree's HEAD reflog named is in a save" ||
     fail "worktree remove destroyed the detached commit only the tree's reflog named, not saved"
-git_real -C "$REPO" worktree add -q --detach "$TEST_ROOT/prune-tree" main
-printf 'detached 2\n' >"$TEST_ROOT/prune-tree/d.txt"
-git_real -C "$TEST_ROOT/prune-tree" add d.txt
-git_real -C "$TEST_ROOT/prune-tree" commit -q -m "detached work 2"
-DETACHED=$(git_real -C "$TEST_ROOT/prune-tree" rev-parse HEAD)
-git_real -C "$TEST_ROOT/prune-tree" switch -q side 2>/dev/null
+left_detached prune-tree
 rm -rf "$TEST_ROOT/prune-tree"
 run_cmd git worktree prune
 kept "$REPO" "$DETACHED" && pass "prune saved the commit only the tree's HEAD reflog named" ||

@@ -133,6 +133,7 @@ int run_watch(const Invocation& inv)
 int run_repair(const Invocation& inv)
 {
     po::options_description options("git guard repair");
+    options.add_options()("dry-run", "name the saves that name pruned objects, remove nothing");
     auto vm = parse(inv, options, {});
     if (wants_help(vm, options))
         return 0;
@@ -144,6 +145,8 @@ int run_repair(const Invocation& inv)
     }
     for (const auto& b : broken)
         std::printf("%s names %s, which was pruned: its work is lost\n", b.ref.c_str(), b.oid.c_str());
+    if (vm.count("dry-run"))
+        return 1;
     size_t removed = remove_broken(inv.site.common, broken, "repair");
     std::printf("removed %zu broken save ref(s) (journaled: git guard log)\n", removed);
     return removed == broken.size() ? 0 : 1;

@@ -132,7 +132,7 @@ bool our_hook_alone(const GitCall& call, const Site& site)
     if (site.hooks.empty() || !call.config)
         return false;
     for (const auto& [key, value] : *call.config)
-        if (key.starts_with("hook.") && key != "hook.git-guard.event" && key != "hook.git-guard.command")
+        if (key.starts_with("hook.") && !key.starts_with("hook.git-guard."))
             return false;
     fs::path hook = site.hooks / name;
     std::error_code ec;
@@ -143,6 +143,20 @@ bool our_hook_alone(const GitCall& call, const Site& site)
     return std::none_of(copies.begin(), copies.end(), [&](const fs::path& p) { return fs::exists(p, ec); });
 }
 
+// Whether git would run no reference-transaction hook at all for `call`: no hook.* key but
+// ours, and nothing executable at the slot of the hooks directory git names (a caller's
+// core.hooksPath=/dev/null, or gc's own pack-refs child, which inherits gc's).
+bool no_hook_runs(const GitCall& call, const Site& site)
+{
+    if (!call.config)
+        return false;
+    for (const auto& [key, value] : *call.config)
+        if (key.starts_with("hook.") && !key.starts_with("hook.git-guard."))
+            return false;
+    fs::path hook = site.hooks / "reference-transaction";
+    return site.hooks.empty() || ::access(hook.c_str(), X_OK) != 0;
+}
+
 } // namespace
 
 std::optional<std::vector<std::string>> packing_argv(const GitCall& call)
@@ -150,7 +164,10 @@ std::optional<std::vector<std::string>> packing_argv(const GitCall& call)
     if (!packs_refs(call.words))
         return std::nullopt;
     const Site& site = site_of(call);
-    if (site.common.empty() || (!call.hooks_off && !our_hook_alone(call, site)))
+    // Only when ours is the one hook git would run: `hooks_off` now says only that git's
+    // listing for this call names core.hooksPath or a hook.* key, which may be the user's
+    // own configured hook (a caller's hooks-off pack-refs runs with our hook alone, per ref).
+    if (site.common.empty() || !(our_hook_alone(call, site) || no_hook_runs(call, site)))
         return std::nullopt;
     spdlog::info("git {} packs refs: it runs with hooks off (ours would only pass each pruned ref)", call.words[0]);
     auto argv = with_hooks_path(call, "/dev/null");

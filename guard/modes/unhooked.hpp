@@ -18,8 +18,8 @@ std::vector<std::string> git_argv(const GitCall& call);
 // prunes each packed loose ref in a transaction of its own and starts the
 // reference-transaction hook for each (2 per ref on git 2.39, 3 on 2.55), so even a no-op
 // hook makes `pack-refs --all` 14-30x slower (bench/pack_refs.sh). When no hook but ours
-// would run for `call` (or the caller switched hooks off), the argv that runs git with
-// hooks off; otherwise nothing, and git runs as git_argv says.
+// would run for `call`, the argv that runs git with hooks off; otherwise nothing, and git
+// runs as git_argv says (a caller's hooks-off call: with our hook alone).
 std::optional<std::vector<std::string>> packing_argv(const GitCall& call);
 
 // branch -d|-D|--delete is the hook's to guard (DESIGN §6). When the repository's own

@@ -30,7 +30,7 @@ assert_not_contains "$LIMITS" "skips the hook" "limits says hooks off skips the 
 section "watcher stopped: limits says nothing saves what bypasses git"
 "$GUARD" watch --stop >/dev/null
 LIMITS=$(line limits)
-assert_contains "$(line watcher)" "no watcher watches" "the watcher line still says it runs"
+assert_contains "$(line watcher)" "stopped the watcher" "the watcher line still says it runs"
 assert_contains "$LIMITS" "nothing saves their losses" "limits claims the watcher covers libgit2 while none runs: $LIMITS"
 
 section "shim off PATH: limits says git on PATH is not the shim"

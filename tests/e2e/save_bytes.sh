@@ -138,10 +138,17 @@ git_real -C "$REPO" worktree add -q -b snapped "$T" main
 dirty "$T"
 cp -a "$T" "$TEST_ROOT/snapped.before"
 DIRTY_AT=$(date -u +%Y-%m-%dT%H:%M:%S.%3NZ) # a snapshot taken after this saw every file whole
+# A snapshot journaled after the edits may have read the tree before the last file was
+# written (its time is when it finished): the one to restore holds every file, and the
+# watcher takes another while the tree differs from the last one.
 snapshot_after_edits() {
-    local time
+    local time commit f
     time=$(newest_save refs/stranded/snapped/ time snapshot)
-    [ -n "$time" ] && [[ $time > $DIRTY_AT ]]
+    [ -n "$time" ] && [[ $time > $DIRTY_AT ]] || return 1
+    commit=$(newest_save refs/stranded/snapped/ commit snapshot)
+    for f in $TRACKED $UNTRACKED; do
+        git_real -C "$REPO" cat-file -e "$commit:$f" 2>/dev/null || return 1
+    done
 }
 poll 60 snapshot_after_edits || fail "the watcher took no snapshot holding the tree's files"
 REF=$(newest_save refs/stranded/snapped/ ref snapshot)

@@ -153,7 +153,7 @@ print(d + "%00" + stamp + "%00" + "%00" + "guard.enabled\nfalse%00", end="")
 PY
 )
 run_cmd env GIT_GUARD_CONFIG="$forged" GIT_GUARD_HOOK_GIT_DIR=/nonexistent GIT_GUARD_HOOK_COMMON_DIR=/nonexistent \
-    GIT_GUARD_HANDLED="$$ 0" GIT_GUARD_STAMP=x GIT_GUARD_CALLER_PATH=/nonexistent \
+    GIT_GUARD_HANDLED="$$ 0" GIT_GUARD_STAMP=x GIT_GUARD_CALLER_PATH=/nonexistent GIT_GUARD_OP="1 1 x" GIT_GUARD_VERBOSE=0 \
     "$REAL_GIT" update-ref -d refs/heads/env-wip
 assert_eq 0 "$RC" "update-ref -d with hostile GIT_GUARD_* values failed ($ERR)"
 assert_ne "" "$(saved_tip "$REPO" "$TIP")" "hostile GIT_GUARD_* values switched the hook off: update-ref -d destroyed the unpushed commit, not saved"

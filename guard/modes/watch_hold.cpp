@@ -91,7 +91,8 @@ std::string write_pack(const Git& git, const fs::path& common, const std::string
     fs::path scratch = repo_watch_dir(common) / "hold.tmp";
     std::error_code ec;
     fs::remove_all(scratch, ec);
-    fs::create_directories(scratch, ec);
+    if (!make_watch_dir(common) || !fs::create_directory(scratch, ec))
+        throw Error("the repository is gone or cannot take the hold: " + common.string());
     std::string hash = first_line_of(git.out({"pack-objects", "--revs", "--delta-base-offset", "-q",
                                               (scratch / "pack").string()},
                                              "write the hold", revs));
@@ -161,6 +162,8 @@ std::set<fs::path> hold_packs(const fs::path& common)
 
 void hold_tips(const fs::path& common, const std::set<std::string>& tips, const std::set<std::string>& published)
 {
+    if (!repo_alive(common))
+        return;
     Record old = read_record(common);
     std::string wanted = joined(tips);
     std::error_code ec;

@@ -30,12 +30,24 @@ namespace guard {
 
 fs::path repo_watch_dir(const fs::path& common) { return common / "guard" / "watch"; }
 
-bool make_watch_dir(const fs::path& common)
+bool repo_alive(const fs::path& common)
 {
     std::error_code ec;
-    if (!fs::is_directory(common / "objects", ec))
+    return fs::is_directory(common / "objects", ec) && fs::exists(common / "HEAD", ec);
+}
+
+bool make_watch_dir(const fs::path& common)
+{
+    // One level at a time, never `create_directories`: a repository being deleted (`rm -rf`
+    // while the watcher works) must not get its directories back from us, or the path stays
+    // taken and `git clone` into it fails.
+    std::error_code ec;
+    if (!repo_alive(common))
         return false;
-    fs::create_directories(repo_watch_dir(common), ec);
+    fs::create_directory(common / "guard", ec);
+    if (ec)
+        return false;
+    fs::create_directory(repo_watch_dir(common), ec);
     return !ec;
 }
 

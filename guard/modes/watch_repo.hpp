@@ -85,6 +85,8 @@ std::filesystem::path repo_watch_dir(const std::filesystem::path& common);
 // Makes repo_watch_dir(`common`) while the repository is still there; false (and nothing
 // made) once `common` is gone, so a repository deleted under the watcher is never
 // recreated as a directory of state files.
+// True while the repository's `objects` and `HEAD` are there.
+bool repo_alive(const std::filesystem::path& common);
 bool make_watch_dir(const std::filesystem::path& common);
 
 // The watcher's copy of admin entry `id`'s index ("" for the main tree), taken whenever git

@@ -19,6 +19,15 @@ section "rm -rf, a new clone at the same path, git guard install: watched again"
 rm -rf "$REPO"
 dropped() { ! grep -qx "repo=$REPO/.git" "$WATCH_STATE/status"; }
 poll 30 dropped || fail "the watcher never noticed the repository was deleted"
+# The watcher was holding the deleted tip when the files went: it must not make the
+# repository's directories again, or the path stays taken and the clone below fails.
+sleep 1
+if [ -e "$REPO" ]; then
+    fail "the watcher re-created the deleted repository's directories: $(find "$REPO" | tr '\n' ' ')"
+    rm -rf "$REPO"
+else
+    pass "nothing of the deleted repository came back"
+fi
 git_real clone -q "$TEST_ROOT/repo.origin" "$REPO"
 run_cmd "$GUARD" -C "$REPO" install --shim-dir "$TEST_ROOT/shim"
 assert_eq 0 "$RC" "git guard install in the re-created repository failed ($ERR)"

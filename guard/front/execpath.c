@@ -14,6 +14,11 @@
 #include <unistd.h>
 
 static const char k_marker[] = ".git-guard-real";
+// A push into a local repository runs git-receive-pack from the exec path: through the
+// shim, so the receiving repository's hook is put back when the pusher's config drops it.
+static const char k_receive_pack[] = "git-receive-pack";
+// Bumped when what a mirror holds changes: an older shim's mirror is not reused.
+static const char k_layout[] = "mirror-2";
 
 static uint64_t fnv(uint64_t hash, const void* data, size_t size)
 {
@@ -136,7 +141,8 @@ static int fill_mirror(const char* dir, const char* real, const char* self)
     int rc = 0;
     for (struct dirent* e; rc == 0 && (e = readdir(entries));) {
         if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
-            strcmp(e->d_name, "git") == 0 || strcmp(e->d_name, k_marker) == 0)
+            strcmp(e->d_name, "git") == 0 || strcmp(e->d_name, k_receive_pack) == 0 ||
+            strcmp(e->d_name, k_marker) == 0)
             continue;
         rc = join_path(from, sizeof from, real, e->d_name) || join_path(to, sizeof to, dir, e->d_name) ||
                      symlink(from, to)
@@ -145,6 +151,7 @@ static int fill_mirror(const char* dir, const char* real, const char* self)
     }
     closedir(entries);
     if (rc == 0 && (join_path(to, sizeof to, dir, "git") != 0 || symlink(self, to) != 0 ||
+                    join_path(to, sizeof to, dir, k_receive_pack) != 0 || symlink(self, to) != 0 ||
                     join_path(to, sizeof to, dir, k_marker) != 0 || symlink(real, to) != 0))
         rc = -1;
     return rc;
@@ -172,7 +179,8 @@ int exec_path_mirror(const char* real, char* mirror, size_t size)
     if (n < 0 || (size_t)n >= sizeof self - 1 || !state)
         return -1;
     self[n] = '\0';
-    uint64_t hash = hash_file(fnv(14695981039346656037u, self, (size_t)n + 1), real);
+    uint64_t hash = fnv(fnv(14695981039346656037u, k_layout, sizeof k_layout), self, (size_t)n + 1);
+    hash = hash_file(hash, real);
     if (snprintf(mirror, size, "%s/%016llx", state, (unsigned long long)hash) >= (int)size ||
         join_path(probe, sizeof probe, mirror, "git") != 0)
         return -1;

@@ -221,6 +221,40 @@ static int run_real_git(char** argv)
     return why == ENOENT ? 127 : 126;
 }
 
+// `git-receive-pack <dir>`, as a local push runs it through the exec-path mirror (and as
+// sshd runs it after a system install): the push writes refs in <dir>, under whatever
+// configuration the pusher's environment carries there (GIT_CONFIG_GLOBAL, ~/.gitconfig).
+// It becomes `git receive-pack … .` run in <dir>, the same command to git, so that the
+// config question and the full binary see the repository the push writes into. Returns
+// the new argv, or NULL to pass the call on untouched (GIT_DIR set, no directory found).
+static char** receive_pack_in_place(int argc, char** argv)
+{
+    static char* words[66]; // receive-pack takes a handful of options
+    static char dot[] = ".", git[] = "git", command[] = "receive-pack";
+    const char* dir = argc >= 2 ? argv[argc - 1] : NULL;
+    if (strcmp(base_name(argv[0]), "git-receive-pack") != 0 || argc > 64 || !dir || dir[0] == '-' ||
+        getenv("GIT_DIR"))
+        return NULL;
+    char with_git[k_path_max];
+    struct stat st;
+    if (!(stat(dir, &st) == 0 && S_ISDIR(st.st_mode))) {
+        if (snprintf(with_git, sizeof with_git, "%s.git", dir) >= (int)sizeof with_git ||
+            stat(with_git, &st) != 0 || !S_ISDIR(st.st_mode))
+            return NULL;
+        dir = with_git;
+    }
+    if (chdir(dir) != 0)
+        return NULL;
+    int n = 0;
+    words[n++] = git;
+    words[n++] = command;
+    for (int i = 1; i < argc - 1; ++i)
+        words[n++] = argv[i];
+    words[n++] = dot;
+    words[n] = NULL;
+    return words;
+}
+
 int main(int argc, char** argv)
 {
     open_std_fds();
@@ -232,7 +266,12 @@ int main(int argc, char** argv)
     }
     // git-upload-pack, git-receive-pack and git-upload-archive in /usr/bin are links to
     // `git`, so after a system install they reach the shim: git's own entries, passed on.
-    if (strncmp(base_name(argv[0]), "git-", 4) == 0 && strcmp(base_name(argv[0]), "git-guard-shim") != 0)
+    char** in_place = receive_pack_in_place(argc, argv);
+    if (in_place) {
+        argv = in_place;
+        for (argc = 0; argv[argc]; ++argc)
+            ;
+    } else if (strncmp(base_name(argv[0]), "git-", 4) == 0 && strcmp(base_name(argv[0]), "git-guard-shim") != 0)
         return run_real_git(argv);
     if (argc == 2 && strcmp(argv[1], "--guard-exec-path") == 0 &&
         strcmp(base_name(argv[0]), "git-guard-shim") == 0)

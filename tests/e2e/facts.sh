@@ -56,6 +56,31 @@ TIP=$(unpushed "$REPO" fetch-wip)
 run_cmd env GIT_CONFIG_GLOBAL="$TEST_ROOT/nohooks.cfg" git fetch -q . +main:fetch-wip
 assert_ne "" "$(saved_tip "$REPO" "$TIP")" "GIT_CONFIG_GLOBAL=FILE: a forced fetch move destroyed the unpushed commit, not saved"
 
+section "a push into another guarded repository: the pusher's hooks-off config reaches its receive-pack"
+# A local push runs git-receive-pack in the receiving repository with the pusher's
+# environment, GIT_CONFIG_GLOBAL included: the receiving side's hook must still run.
+make_clone peer
+PEER=$TEST_ROOT/peer
+git_real -C "$PEER" config guard.enabled true
+install_hook "$PEER"
+TIP=$(unpushed "$PEER" peer-wip)
+run_cmd env GIT_CONFIG_GLOBAL="$TEST_ROOT/nohooks.cfg" git push -q "$PEER" :peer-wip
+assert_eq 0 "$RC" "the hooks-off push deleting a branch of a non-bare peer failed ($ERR)"
+assert_ne "" "$(saved_tip "$PEER" "$TIP")" \
+    "a pusher with core.hooksPath=/dev/null in GIT_CONFIG_GLOBAL deleted the peer's only copy of peer-wip, not saved"
+HUB=$TEST_ROOT/peer.origin
+git_real -C "$HUB" config guard.enabled true
+sed "s|@GUARD_HOOK_FRONT@|$GUARD_BIN_DIR/git-guard-hook|" "$STUB" >"$HUB/hooks/reference-transaction"
+chmod +x "$HUB/hooks/reference-transaction"
+TIP=$(unpushed "$REPO" hub-old)
+git_real -C "$REPO" push -q "$HUB" hub-old
+run_cmd env GIT_CONFIG_GLOBAL="$TEST_ROOT/nohooks.cfg" git push -q "$HUB" :hub-old
+assert_eq 0 "$RC" "the hooks-off push deleting a branch of a bare hub failed ($ERR)"
+assert_ne "" "$(saved_tip "$HUB" "$TIP")" \
+    "a pusher with core.hooksPath=/dev/null in GIT_CONFIG_GLOBAL deleted the bare hub's only copy of hub-old ($(git_real --version)), not saved"
+run_cmd git push -q "$TEST_ROOT/no-such-repo" :x
+assert_contains "$ERR" "does not appear to be a git repository" "a push to a missing path lost git's own error"
+
 section "a core.hooksPath added to ~/.gitconfig, or to the repository, after install"
 cp "$HOME/.gitconfig" "$TEST_ROOT/home.gitconfig"
 cat "$TEST_ROOT/nohooks.cfg" >>"$HOME/.gitconfig"

@@ -12,8 +12,9 @@
 # Guarded runs install the guard as `git guard install` does, in every repository a script
 # makes: install runs once in a scratch repository; its hooks (the reference-transaction
 # copy and its sidecar) go into a copy of git's test templates, so each `git init` and
-# `git clone` gets them, and the config keys it set (guard.enabled, gc.worktreePruneExpire)
-# reach every git through GIT_CONFIG_COUNT. Both are added for the run to test-lib.sh and
+# `git clone` gets them, and every config key it set (guard.enabled, gc.worktreePruneExpire,
+# uploadpack.hideRefs, a configured hook on git >= 2.54…) reaches every git through
+# GIT_CONFIG_COUNT. Both are added for the run to test-lib.sh and
 # taken out again on exit (a --global setting would write .gitconfig into the trash
 # directory, the test repository's work tree).
 set -euo pipefail
@@ -52,20 +53,28 @@ ln -s "$(cd "$bin" && pwd)/git-guard-shim" "$shim/git"
 
 # install_like_guard: the hooks and config keys `git guard install` gives a repository.
 install_like_guard() {
-    local scratch=$shim/scratch keys=()
+    local scratch=$shim/scratch keys=() q
     PATH=$real:$PATH "$real/git" init -q "$scratch"
+    "$real/git" -C "$scratch" config --local --get-regexp . >"$shim/config.before"
     PATH=$real:$PATH "$bin/git-guard" -C "$scratch" install --shim-dir "$shim/installed" >/dev/null
+    "$real/git" -C "$scratch" config --local --get-regexp . >"$shim/config.after"
     cp -R "$src/templates/blt" "$shim/templates"
     find "$scratch/.git/hooks" -maxdepth 1 -type f ! -name '*.sample' -exec cp -p {} "$shim/templates/hooks/" \;
     [[ -f $shim/templates/hooks/reference-transaction ]] || { echo "git_suite: install left no hook" >&2; exit 1; }
-    while read -r key value; do keys+=("$key=$value"); done < <("$real/git" -C "$scratch" config --local \
-        --get-regexp '^(guard|gc)\.')
+    # What install added, each line as often as it added it (hideRefs has several values).
+    while read -r key value; do keys+=("$key=$value"); done < <(awk 'NR == FNR { seen[$0]++; next }
+        seen[$0]-- > 0 { next } { print }' "$shim/config.before" "$shim/config.after")
     line="	export GIT_TEMPLATE_DIR='$shim/templates' GIT_CONFIG_COUNT=${#keys[@]}"
     for i in "${!keys[@]}"; do
-        line+=" GIT_CONFIG_KEY_$i=${keys[$i]%%=*} GIT_CONFIG_VALUE_$i=${keys[$i]#*=}"
+        printf -v q '%q' "${keys[$i]#*=}"
+        line+=" GIT_CONFIG_KEY_$i=${keys[$i]%%=*} GIT_CONFIG_VALUE_$i=$q"
     done
+    line=${line//\\/\\\\}
+    line=${line//&/\\&}
+    line=${line//|/\\|}
 }
 install_like_guard
+echo "git_suite: install's config, given to every git in guarded runs: ${line#*GIT_CONFIG_COUNT=}"
 
 run() { # MODE SCRIPT: git's summary lines, on one line
     local out=/dev/null verbose=()

@@ -6,6 +6,7 @@
 // refs/stranded/. Refuses only when keeping fails; then git does not run.
 #include "guard/modes/inplace.hpp"
 
+#include "guard/git/config.hpp"
 #include "guard/judge/destroyed.hpp"
 #include "guard/save/chain_index.hpp"
 #include "guard/save/limited_save.hpp"
@@ -130,7 +131,8 @@ void keep_commits(const GitCall& call, const Site& site, const Destroyed& d)
 
 // Only the whole tree will do (unmerged entries, a submodule's or a nested repository's
 // own work, or git could not say): the engine's save of everything the tree holds.
-void save_whole(const Site& site, const Destroyed& d)
+// Whether a save was made (none: nothing in the tree was work).
+bool save_whole(const Site& site, const Destroyed& d)
 {
     SaveOptions options{.reason = d.reason, .ref_prefix = k_in_place_prefix, .stage_early = true};
     if (!d.in_doubt) {
@@ -146,6 +148,7 @@ void save_whole(const Site& site, const Destroyed& d)
         throw Error(result.work.reason.empty() ? result.refused : result.work.reason);
     if (result.saved)
         report(*result.saved, d, true);
+    return result.saved.has_value();
 }
 
 // What only the branch a command forces elsewhere held: the whole-tree save's first parent
@@ -156,27 +159,40 @@ void keep_other_branch(const GitCall& call, const Site& site, const Destroyed& d
         keep_commits(call, site, d);
 }
 
+// The whole tree, then the commits the command leaves behind that no save holds: with no
+// save made (a clean tree), HEAD's own dropped commits too (reset --hard HEAD^).
+void save_whole_and_commits(const GitCall& call, const Site& site, const Destroyed& d)
+{
+    if (!save_whole(site, d) && !d.left_behind.empty())
+        keep_commits(call, site, d);
+    else
+        keep_other_branch(call, site, d);
+}
+
 void keep(const GitCall& call, const Site& site, const Destroyed& d)
 {
     if (!d.whole_tree_why.empty() && d.stashes.empty()) {
-        save_whole(site, d); // save_path takes the tree's lock itself
-        return keep_other_branch(call, site, d);
+        return save_whole_and_commits(call, site, d); // save_path takes the tree's lock itself
+    }
+    if (!d.stashes.empty()) {
+        // Stash commits are kept by pointing refs at them, all through git: every ref
+        // format (reftable too) is served alike, and no libgit2 is needed.
+        Settings settings = read_settings(site.common);
+        PathLock lock(site.common, site.top.empty() ? site.common.string() : site.top.string(),
+                      settings.lock_timeout);
+        return keep_stashes(call, site, d);
     }
     {
         Repository repo;
         try {
             repo = open_repository(site.common); // the objects and config: no guess at the tree
         } catch (const Error& e) { // a format libgit2 cannot open: the engine's save, through git
-            if (d.stashes.empty())
-                return save_whole(site, d);
-            throw;
+            return save_whole_and_commits(call, site, d);
         }
         Settings settings = read_settings(repo.get());
         // One save at a time per tree, as for removals (DESIGN §7).
         PathLock lock(site.common, site.top.empty() ? site.common.string() : site.top.string(),
                       settings.lock_timeout);
-        if (!d.stashes.empty())
-            return keep_stashes(call, site, d);
         try {
             std::optional<Saved> saved;
             if (!d.paths.empty())
@@ -192,8 +208,7 @@ void keep(const GitCall& call, const Site& site, const Destroyed& d)
             spdlog::warn("the save of the destroyed paths failed ({}); saving the whole tree", e.what());
         }
     }
-    save_whole(site, d);
-    keep_other_branch(call, site, d);
+    save_whole_and_commits(call, site, d);
 }
 
 } // namespace

@@ -63,6 +63,24 @@ assert_eq 0 "$RC" "reftable: reset --hard HEAD^ failed ($ERR)"
 assert_ne "" "$(git_real -C "$R" for-each-ref --contains "$C" --format=%\(refname\) refs/stranded/ refs/heads/stranded/)" \
     "reftable: reset --hard HEAD^ dropped the unpushed commit $C, not saved"
 
+section "reftable: the hook judges forced moves and deletions as in files"
+install_hook "$R"
+for how in "branch -f" "update-ref -d"; do
+    B=forced-${how%% *}
+    git_real -C "$R" checkout -q -b "$B"
+    commit_file "$R" "$B.txt" "only on $B"
+    C=$(git_real -C "$R" rev-parse HEAD)
+    git_real -C "$R" checkout -q -
+    if [ "$how" = "branch -f" ]; then
+        run_cmd git_real -C "$R" branch -f "$B" HEAD
+    else
+        run_cmd git_real -C "$R" update-ref -d "refs/heads/$B"
+    fi
+    assert_eq 0 "$RC" "reftable: $how failed ($ERR)"
+    assert_ne "" "$(git_real -C "$R" for-each-ref --contains "$C" --format=%\(refname\) refs/stranded/ refs/heads/stranded/)" \
+        "reftable: $how lost the unpushed commit $C, not saved"
+done
+
 section "relative worktrees: guarded saves and removes"
 new_repo "$TEST_ROOT/rel"
 R=$TEST_ROOT/rel

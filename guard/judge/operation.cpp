@@ -43,15 +43,22 @@ Destroyed operation_end(const GitCall& call)
         return {};
     // Something to end: git's own state files for a merge, a pick or revert, a sequence, a
     // rebase or am (where git keeps them, per tree). None: git refuses, nothing goes.
-    auto r = ask_git(call, {"rev-parse", "--git-path", "MERGE_HEAD", "--git-path", "CHERRY_PICK_HEAD",
-                            "--git-path", "REVERT_HEAD", "--git-path", "sequencer", "--git-path",
-                            "rebase-merge", "--git-path", "rebase-apply"});
+    auto r = ask_git(call, {"rev-parse", "--git-path", "reftable", "--git-path", "MERGE_HEAD", "--git-path",
+                            "CHERRY_PICK_HEAD", "--git-path", "REVERT_HEAD", "--git-path", "sequencer",
+                            "--git-path", "rebase-merge", "--git-path", "rebase-apply"});
     bool underway = r.status != 0; // in doubt: underway
-    for (const auto& path : split(r.out, '\n')) {
+    auto paths = split(r.out, '\n');
+    bool reftable = false;
+    for (size_t i = 0; i < paths.size(); ++i) {
         std::error_code ec;
-        fs::path p = fs::path(path).is_absolute() ? fs::path(path) : call.cwd / path;
-        underway = underway || fs::exists(fs::symlink_status(p, ec));
+        fs::path p = fs::path(paths[i]).is_absolute() ? fs::path(paths[i]) : call.cwd / paths[i];
+        bool there = fs::exists(fs::symlink_status(p, ec));
+        (i == 0 ? reftable : underway) |= there;
     }
+    // reftable keeps CHERRY_PICK_HEAD and REVERT_HEAD in the ref store, not as files
+    // (git >= 2.45): asked of git there.
+    for (const char* pseudo : {"CHERRY_PICK_HEAD", "REVERT_HEAD"})
+        underway = underway || (reftable && ask_git(call, {"rev-parse", "-q", "--verify", pseudo}).status == 0);
     if (!underway)
         return {};
     Destroyed d = ask_scope(call, {.worktree = true, .index = true}, call.words[0] + " " + end);

@@ -163,6 +163,11 @@ void keep_other_branch(const GitCall& call, const Site& site, const Destroyed& d
 // save made (a clean tree), HEAD's own dropped commits too (reset --hard HEAD^).
 void save_whole_and_commits(const GitCall& call, const Site& site, const Destroyed& d)
 {
+    if (site.top.empty()) { // a bare repository: no tree to save, only the commits
+        if (!d.left_behind.empty())
+            keep_commits(call, site, d);
+        return;
+    }
     if (!save_whole(site, d) && !d.left_behind.empty())
         keep_commits(call, site, d);
     else

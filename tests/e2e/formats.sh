@@ -81,6 +81,32 @@ for how in "branch -f" "update-ref -d"; do
         "reftable: $how lost the unpushed commit $C, not saved"
 done
 
+section "reftable: cherry-pick --abort keeps the resolution (CHERRY_PICK_HEAD lives in the ref store)"
+git_real -C "$R" checkout -q -b pick-from
+commit_file "$R" p.txt "theirs"
+git_real -C "$R" checkout -q -
+commit_file "$R" p.txt "ours"
+git_real -C "$R" cherry-pick pick-from >/dev/null 2>&1
+printf 'resolved by hand\n' >"$R/p.txt"
+run_cmd env PATH="$(make_shim_dir):$PATH" git -C "$R" cherry-pick --abort
+assert_eq 0 "$RC" "reftable: cherry-pick --abort failed ($ERR)"
+found=""
+for ref in $(git_real -C "$R" for-each-ref --format='%(refname)' refs/stranded/); do
+    [ "$(git_real -C "$R" show "$ref:p.txt" 2>/dev/null)" = "resolved by hand" ] && found=$ref
+done
+assert_ne "" "$found" "reftable: cherry-pick --abort destroyed the conflict's resolution in p.txt, not saved"
+
+section "reftable: branch -f in a bare repository keeps the commit it moves off"
+B=$R/rt-bare.git # an orchestrator's hub inside a checkout, as inplace_destroyers.sh has it
+git_real clone -q --bare "$R" "$B"
+git_real -C "$B" config guard.enabled true
+C=$(git_real -C "$B" commit-tree -p pick-from -m "only wip holds this" "pick-from^{tree}")
+git_real -C "$B" update-ref refs/heads/wip "$C"
+run_cmd env PATH="$(make_shim_dir):$PATH" git -C "$B" branch -f wip pick-from
+assert_eq 0 "$RC" "reftable: branch -f in a bare repository was refused ($ERR)"
+assert_ne "" "$(git_real -C "$B" for-each-ref --contains "$C" --format=%\(refname\) refs/stranded/ refs/heads/stranded/)" \
+    "reftable: branch -f in a bare repository lost wip's commit $C, not saved"
+
 section "relative worktrees: guarded saves and removes"
 new_repo "$TEST_ROOT/rel"
 R=$TEST_ROOT/rel

@@ -25,6 +25,11 @@ export GUARD_BIN_DIR GUARD_SOURCE_DIR
 while read -r name; do
     unset "$name"
 done < <(compgen -e | grep -E '^(GIT_|XDG_CONFIG_HOME$)')
+# GUARD_TEST_REF_FORMAT=reftable: every repository a suite makes stores its refs so (git
+# >= 2.45 reads GIT_DEFAULT_REF_FORMAT), to run the destroyer suites on that format.
+if [ -n "${GUARD_TEST_REF_FORMAT:-}" ]; then
+    export GIT_DEFAULT_REF_FORMAT=$GUARD_TEST_REF_FORMAT
+fi
 
 # The first git on PATH that is not a git-guard shim; shim directories leave PATH, so a
 # developer's own installed shim never takes part unasked.

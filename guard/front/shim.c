@@ -9,6 +9,7 @@
 #include "execpath.h"
 #include "gate.h"
 #include "guarded.h"
+#include "revive.h"
 #include "steps.h"
 
 #include <errno.h>
@@ -302,8 +303,14 @@ int main(int argc, char** argv)
         if (destroys || writes_judged_refs(&call)) {
             int enabled = guard_enabled(s_real_git, &call, destroys);
             if (enabled != 0 && (destroys || listing_names_hooks()))
-                return forward(argc, argv, &call, enabled);
+                return forward(argc, argv, &call, enabled); // the full binary revives it itself
         }
     }
+    // As git starts its fsmonitor daemon: from any command (not from `git --version` or
+    // `--exec-path`, which doctor itself runs while it reports a dead watcher).
+    char full[k_path_max];
+    if (parsed == 0 && call.stop < 0 && call.nwords > 0 && watcher_is_dead() &&
+        find_full(argv[0], full, sizeof full) == 0)
+        start_watcher(full);
     return run_real_git(argv);
 }

@@ -44,6 +44,16 @@ git_real -C "$REPO" branch -q -D revive # the hook's full binary runs: it starts
 poll 30 running || fail "no guarded git call revived the killed watcher"
 assert_ne "$PID" "$(watcher_pid)" "the revived watcher is the killed one"
 
+section "kill -9, then a read-only git call through the shim revives it (issue 38 item 9)"
+PID=$(watcher_pid)
+kill -9 "$PID"
+poll 30 not_running || fail "the killed watcher still holds its lock"
+run_cmd env PATH="$TEST_ROOT/shim:$PATH" git -C "$REPO" rev-parse HEAD
+assert_eq 0 "$RC" "git rev-parse through the shim failed ($ERR)"
+assert_eq "$(git_real -C "$REPO" rev-parse HEAD)" "$OUT" "the shim changed what rev-parse prints"
+poll 30 running || fail "a read-only git call through the shim did not revive the killed watcher"
+assert_ne "$PID" "$(watcher_pid)" "the watcher the shim revived is the killed one"
+
 section "a tip deleted while the watcher was dead is saved when it comes back"
 PID=$(watcher_pid)
 TIP=$(unpushed "$REPO" while-dead)
@@ -74,6 +84,7 @@ assert_eq false "$(status_json | jq -r .running)" "a watcher runs after --stop"
 section "the user's --stop lasts: no guarded call and no install starts it again"
 TIP=$(unpushed "$REPO" after-stop)
 git_real -C "$REPO" branch -q -D after-stop # the hook's full binary runs
+env PATH="$TEST_ROOT/shim:$PATH" git -C "$REPO" rev-parse HEAD >/dev/null # the shim's probe
 run_cmd "$GUARD" -C "$REPO" install --shim-dir "$TEST_ROOT/shim"
 sleep 1
 assert_eq false "$(status_json | jq -r .running)" "a guarded call or install started the watcher the user stopped"

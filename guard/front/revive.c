@@ -1,0 +1,94 @@
+#include "revive.h"
+
+#include "common.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char** environ;
+
+// `$HOME/.local/share/git-guard/<name>`, as manifest.cpp's registry_file() places it.
+static int state_path(char* out, size_t size, const char* name)
+{
+    const char* home = getenv("HOME");
+    return snprintf(out, size, "%s/.local/share/git-guard/%s", home && *home ? home : "", name) < (int)size ? 0
+                                                                                                        : -1;
+}
+
+int watcher_is_dead(void)
+{
+    char path[k_path_max];
+    struct stat st;
+    if (state_path(path, sizeof path, "watch/lock") != 0)
+        return 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0; // no watcher ever ran for this user: install starts the first
+    // Taken for an instant only; the watcher retries its own lock for longer than that.
+    int free_lock = flock(fd, LOCK_EX | LOCK_NB) == 0;
+    close(fd);
+    if (!free_lock)
+        return 0;
+    if (state_path(path, sizeof path, "watch/stopped") == 0 && access(path, F_OK) == 0)
+        return 0;
+    return state_path(path, sizeof path, "repos") == 0 && stat(path, &st) == 0 && st.st_size > 0;
+}
+
+// Unsets every GIT_* variable: git sets GIT_DIR, GIT_INDEX_FILE… for its children, and the
+// watcher serves every repository, not the caller's.
+static void clear_git_environment(void)
+{
+    char name[256];
+    for (;;) {
+        char** e = environ;
+        while (*e && strncmp(*e, "GIT_", 4) != 0)
+            ++e;
+        if (!*e)
+            return;
+        size_t len = strcspn(*e, "=");
+        if (len >= sizeof name) {
+            (*e)[0] = '_'; // a name too long to copy: made harmless in place
+            continue;
+        }
+        memcpy(name, *e, len);
+        name[len] = '\0';
+        unsetenv(name);
+    }
+}
+
+void start_watcher(const char* full)
+{
+    pid_t child = fork();
+    if (child < 0)
+        return;
+    if (child == 0) {
+        setsid();
+        if (fork() != 0)
+            _exit(0);
+        int null = open("/dev/null", O_RDWR);
+        if (null >= 0) {
+            dup2(null, 0);
+            dup2(null, 1);
+            dup2(null, 2);
+        }
+        for (int fd = 3; fd < 1024; ++fd)
+            close(fd);
+        if (chdir("/") != 0)
+            _exit(127);
+        clear_git_environment();
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        execl(full, "git-guard", "watch", "--foreground", (char*)NULL);
+        _exit(127);
+    }
+    int status = 0;
+    waitpid(child, &status, 0);
+}

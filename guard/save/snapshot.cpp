@@ -10,6 +10,7 @@
 
 #include "guard/save/journal.hpp"
 #include "guard/save/layout.hpp"
+#include "guard/save/packs.hpp"
 #include "guard/base/lock.hpp"
 #include "guard/base/progress.hpp"
 #include "guard/save/report.hpp"
@@ -136,6 +137,7 @@ std::optional<Saved> save_work(const fs::path& common, const Work& w, const std:
     meter.done();
     spdlog::info("saved {} from {} to {} ({})", s.commit, w.path, s.ref, options.reason);
     journal_save(common, w, s, options);
+    keep_packs_few(store);
     return s;
 }
 
@@ -172,6 +174,7 @@ std::optional<Saved> save_husk(const fs::path& common, const fs::path& root, con
     s.ref = create_save(store, name, s.commit, options.ref_prefix, options.saves_of_kind);
     verify_with_diffstat(store, s);
     journal_save(common, w, s, options);
+    keep_packs_few(store);
     return s;
 }
 

@@ -34,4 +34,7 @@ Identity parse_identity(const std::string& identity);
 // A path quoted as git quotes it when it needs to (C-style, in double quotes).
 std::string quote_path(const std::string& path);
 
+// The `Stranded-Unsaved:` reason of a staged entry whose blob the object store lacks.
+constexpr const char* k_missing_blob = "missing-blob";
+
 } // namespace guard

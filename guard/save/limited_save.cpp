@@ -99,15 +99,38 @@ std::string held(const Destroyed& d)
 
 namespace {
 
-std::string message(const Site& site, const Destroyed& d, const std::string& index)
+// The staged versions whose blob the object store holds; the others (an index entry
+// written with a made-up id, as `update-index --index-info` allows) are left out, as git's
+// own write-tree refuses them, and named in `missing`: a save never names an object the
+// store lacks, or gc, repack and fsck would fail on it for as long as the save lives.
+std::vector<Content> present_only(git_repository* repo, std::vector<Content> staged, std::vector<std::string>& missing)
 {
+    git_odb* raw = nullptr;
+    check(git_repository_odb(&raw, repo), "open the object store");
+    std::vector<Content> out;
+    for (auto& c : staged) {
+        if (c.present && c.mode != GIT_FILEMODE_COMMIT && !git_odb_exists(raw, &c.blob))
+            missing.push_back(c.path);
+        else
+            out.push_back(std::move(c));
+    }
+    git_odb_free(raw);
+    return out;
+}
+
+std::string message(const Site& site, const Destroyed& d, const std::string& index,
+                    const std::vector<std::string>& missing)
+{
+    std::string unsaved;
+    for (const auto& path : missing)
+        unsaved += "Stranded-Unsaved: " + std::string(k_missing_blob) + " " + quote_path(path) + "\n";
     std::string branch = d.branch.empty() ? "detached" : d.branch;
     return "stranded: what " + d.reason + " destroyed in " + one_line(site.top.string()) + " (" +
            one_line(branch) + ")\n\nHeld " + held(d) + ".\n\n" + "Stranded-Layout: 2\n" +
            "Stranded-Index: " + index + "\n" + "Stranded-Scope: destroyed\n" +
            "Stranded-From: " + one_line(site.top.string()) + "\n" + "Stranded-Branch: " +
            one_line(branch) + "\n" + "Stranded-Head: " + (d.head.empty() ? "unborn" : d.head) + "\n" +
-           "Stranded-Reason: " + d.reason + "\n";
+           "Stranded-Reason: " + d.reason + "\n" + unsaved;
 }
 
 git_oid write_commit(git_repository* repo, const git_oid& tree_oid, const std::vector<git_oid>& parent_ids,
@@ -222,7 +245,10 @@ std::optional<Saved> save_destroyed(const GitCall& call, const Site& site, const
     Tree head = head_tree(repo, d.head);
     git_oid base = head ? *git_tree_id(head.get()) : updated_tree(repo, nullptr, {});
     git_oid worktree = updated_tree(repo, head.get(), working_versions(call, site, d));
-    auto staged = staged_versions(d);
+    std::vector<std::string> missing;
+    auto staged = present_only(repo, staged_versions(d), missing);
+    for (const auto& path : missing)
+        spdlog::warn("{}: the staged entry names a blob missing from the object store: not saved", path);
     git_oid index = staged.empty() ? base : updated_tree(repo, head.get(), staged);
     if (git_oid_equal(&worktree, &base) && git_oid_equal(&index, &base))
         return std::nullopt; // what goes is what HEAD already holds
@@ -247,7 +273,7 @@ std::optional<Saved> save_destroyed(const GitCall& call, const Site& site, const
         parents.push_back(i);
         index_trailer = to_hex(i);
     }
-    git_oid commit = write_commit(repo, worktree, parents, sig, message(site, d, index_trailer));
+    git_oid commit = write_commit(repo, worktree, parents, sig, message(site, d, index_trailer, missing));
     Saved s = save_existing(site.common, tree_name(site), to_hex(commit),
                             {.reason = d.reason, .ref_prefix = k_in_place_prefix, .tree = to_hex(worktree),
                              .path = site.top.string(), .branch = d.branch, .saves_of_kind = saves_of_kind(repo)});

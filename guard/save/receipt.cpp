@@ -1,5 +1,7 @@
 #include "guard/save/receipt.hpp"
 
+#include "guard/save/layout.hpp"
+
 #include "guard/base/json.hpp"
 
 #include <algorithm>
@@ -125,7 +127,8 @@ std::string show_text(const Save& s, const SaveLayout& l, const SaveContents& c)
         out += it->second.size() > 10 ? ", ...\n" : "\n";
     }
     for (const auto& [why, path] : l.unsaved) // named, never silently left out (DESIGN §4.1.1)
-        out += "  not saved: " + path + " (" + why + ")\n";
+        out += why == k_missing_blob ? "  not saved: staged entry " + path + " names a missing blob\n"
+                                     : "  not saved: " + path + " (" + why + ")\n";
     if (!c.commits.empty())
         out += "  commits " + std::to_string(c.commits.size()) + " on no other ref: " +
                c.commits.front().substr(0, 12) + (c.commits.size() > 1 ? " ...\n" : "\n");

@@ -204,8 +204,19 @@ Staged stage_checkout(const Git& git, const Work& w, const fs::path& common, Ear
     feed(g, {"update-index", "-z", "--add", "--remove", "--stdin"}, conflicts, "record the conflicts");
     feed(g, {"update-index", "-z", "--force-remove", "--stdin"}, replaced, "record the conflicts replaced by directories");
     bool index_lost = false;
+    std::vector<std::string> missing;
     try {
-        st.index_tree = write_tree(g, "write the index of " + git.work_tree().string());
+        try {
+            st.index_tree = write_tree(g, "write the index of " + git.work_tree().string());
+        } catch (const Error&) {
+            // Entries naming a blob the store lacks are left out, as git's write-tree would
+            // refuse them, and named (Stranded-Unsaved); the other staged entries are kept.
+            missing = missing_blob_entries(g);
+            if (missing.empty())
+                throw;
+            feed(g, {"update-index", "-z", "--force-remove", "--stdin"}, missing, "leave out the missing blobs");
+            st.index_tree = write_tree(g, "write the index of " + git.work_tree().string());
+        }
     } catch (const Error& e) {
         // The index names objects the store has lost (git's t1450 deletes a staged blob):
         // what was staged cannot be written, but what is on disk can. Start from HEAD
@@ -229,6 +240,8 @@ Staged stage_checkout(const Git& git, const Work& w, const fs::path& common, Ear
     finish_staging(g, w, st);
     if (index_lost)
         st.index_tree = st.worktree_tree;
+    for (const auto& path : missing)
+        st.unsaved.push_back({path, k_missing_blob});
     return st;
 }
 

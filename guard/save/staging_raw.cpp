@@ -86,6 +86,27 @@ std::string unreadable(const std::filesystem::path& path)
 
 } // namespace
 
+std::vector<std::string> missing_blob_entries(const Git& staged)
+{
+    std::vector<std::string> paths;
+    std::string ids;
+    auto fields = split(staged.out({"ls-files", "-s", "-z"}, "list the index"), '\0');
+    for (const auto& entry : fields) {
+        auto tab = entry.find('\t');
+        auto f = split(entry.substr(0, tab == std::string::npos ? 0 : tab), ' ');
+        if (f.size() != 3 || f[0] == "160000" || !is_oid(f[1]))
+            continue; // a gitlink names a commit of another repository
+        paths.push_back(entry.substr(tab + 1));
+        ids += f[1] + "\n";
+    }
+    std::vector<std::string> missing;
+    auto answers = split(staged.out({"cat-file", "--batch-check"}, "look the index's blobs up", ids), '\n');
+    for (size_t i = 0; i < answers.size() && i < paths.size(); ++i)
+        if (answers[i].ends_with(" missing"))
+            missing.push_back(paths[i]);
+    return missing;
+}
+
 std::vector<Unsaved> stage_raw(const Git& staged, const std::string& base, std::string& tree)
 {
     std::vector<Unsaved> unsaved;

@@ -29,6 +29,10 @@ Git quiet_git(const Git& git);
 // file cannot be read are left as git staged them and returned.
 std::vector<Unsaved> stage_raw(const Git& staged, const std::string& base, std::string& tree);
 
+// The paths of the index `staged` reads whose blob the object store lacks (an entry made
+// with a made-up id: `update-index --index-info` takes any). git's write-tree refuses them.
+std::vector<std::string> missing_blob_entries(const Git& staged);
+
 // `path` quoted for a git reading one path a line (--stdin-paths): C-style when it holds a
 // quote, a backslash or a control character, as it is otherwise.
 std::string quote_path_line(const std::string& path);

@@ -100,7 +100,12 @@ int run_shim(const std::vector<std::string>& args)
     // Nothing logs before the log has its place: the place is asked of git only when a
     // layer needs the site (a clean in-place destroyer never does).
     init_log({}, false);
-    if (call.words[0] == "gc" || call.words[0] == "prune" || call.words[0] == "maintenance") {
+    bool housekeeping = call.words[0] == "gc" || call.words[0] == "prune" || call.words[0] == "maintenance";
+    // These ask the site anyway: outside a repository (or one this git cannot read) there is
+    // nothing to guard, and git's own words say so, not ours.
+    if ((housekeeping || call.words[0] == "worktree") && site_of(call).common.empty())
+        exec_git(call);
+    if (housekeeping) {
         init_log(site_of(call).repository(), false);
         sweep_before_gc(site_of(call).repository()); // the backstop's sweep (DESIGN §15), then git
     }

@@ -135,4 +135,14 @@ else
     section "no git >= 2.48 at $GIT55: relative worktrees not tried"
 fi
 
+section "outside any repository, guard.enabled set by -c or globally: git's own words (issue 37 item 4)"
+mkdir -p "$TEST_ROOT/norepo"
+for cmd in "gc" "prune" "maintenance run" "worktree prune" "worktree remove x" "reset --hard"; do
+    # shellcheck disable=SC2086
+    want=$(cd "$TEST_ROOT/norepo" && GIT_CEILING_DIRECTORIES=$TEST_ROOT git_real -c guard.enabled=true $cmd 2>&1; echo "exit $?")
+    # shellcheck disable=SC2086
+    got=$(cd "$TEST_ROOT/norepo" && GIT_CEILING_DIRECTORIES=$TEST_ROOT PATH="$SHIM:$PATH" git -c guard.enabled=true $cmd 2>&1; echo "exit $?")
+    assert_eq "$want" "$got" "git $cmd outside a repository: the shim's words differ from git's"
+done
+
 finish

@@ -124,3 +124,48 @@ int find_chained(const char* hook_path, char* chained, size_t size)
            access(chained, X_OK) == 0;
 }
 
+
+static int is_shell(const char* path)
+{
+    static const char* const k_shells[] = {"sh", "bash", "dash", "ksh", "mksh", "zsh", "ash"};
+    const char* slash = strrchr(path, '/');
+    const char* name = slash ? slash + 1 : path;
+    for (size_t i = 0; i < sizeof k_shells / sizeof *k_shells; ++i)
+        if (strcmp(name, k_shells[i]) == 0)
+            return 1;
+    return 0;
+}
+
+void chained_argv(const char* chained, const char* hook_path, const char* state, char* line, size_t size,
+                  char* argv[7])
+{
+    // Sourced, the script sees the shell's $0; the path is spelt from $0 as git's is.
+    static char source[] = ". \"${0%/*}/reference-transaction.guard-chained\"";
+    static char dash_c[] = "-c";
+    argv[0] = (char*)chained, argv[1] = (char*)state, argv[2] = NULL;
+    FILE* f = fopen(chained, "re");
+    if (!f)
+        return;
+    int got = fgets(line, (int)size, f) != NULL;
+    fclose(f);
+    if (!got || strncmp(line, "#!", 2) != 0)
+        return;
+    line[strcspn(line, "\r\n")] = '\0';
+    char* words[3] = {NULL, NULL, NULL};
+    int n = 0;
+    for (char* w = strtok(line + 2, " \t"); w && n < 3; w = strtok(NULL, " \t"))
+        words[n++] = w;
+    // The kernel passes at most one argument after the interpreter: `env bash` is the usual.
+    int via_env = n == 2 && strcmp(words[0], "/usr/bin/env") == 0;
+    if (n == 0 || n > 2 || !(is_shell(words[0]) || (via_env && is_shell(words[1]))))
+        return;
+    int k = 0;
+    argv[k++] = words[0];
+    if (n == 2)
+        argv[k++] = words[1];
+    argv[k++] = dash_c;
+    argv[k++] = source;
+    argv[k++] = (char*)hook_path;
+    argv[k++] = (char*)state;
+    argv[k] = NULL;
+}

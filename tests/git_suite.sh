@@ -46,8 +46,10 @@ if grep -q 'GIT_CONFIG_KEY_[0-9]*=guard.enabled' "$lib"; then
     echo "git_suite: $lib already turns the guard on (an interrupted run?): restore it first" >&2
     exit 2
 fi
+funcs=$src/t/test-lib-functions.sh
 cp "$lib" "$shim/test-lib.sh.orig"
-trap 'cp "$shim/test-lib.sh.orig" "$lib"; rm -rf "$shim"' EXIT
+cp "$funcs" "$shim/test-lib-functions.sh.orig"
+trap 'cp "$shim/test-lib.sh.orig" "$lib"; cp "$shim/test-lib-functions.sh.orig" "$funcs"; rm -rf "$shim"' EXIT
 ln -s "$(cd "$bin" && pwd)/git-guard-shim" "$shim/git"
 [[ -x $bin/git-guard && -d $src/templates/blt ]] || { echo "git_suite: need $bin/git-guard and $src/templates/blt" >&2; exit 2; }
 
@@ -89,6 +91,11 @@ for mode in "${modes[@]}"; do
         # Before test-lib's own `git init`, so the trash repository gets the hook too.
         sed "s|^GIT_TEMPLATE_DIR=\"\$GIT_TEST_TEMPLATE_DIR\"\$|&\n$line|" "$shim/test-lib.sh.orig" >"$lib"
         grep -q 'GIT_CONFIG_KEY_[0-9]*=guard.enabled' "$lib" || { echo "git_suite: cannot find test-lib.sh's GIT_TEMPLATE_DIR" >&2; exit 1; }
+        # A script's own reference-transaction hook goes where install puts a user's hook:
+        # chained behind git-guard's (test_hook writes, disables and removes that file).
+        sed 's|^\(\t*\)hook_file="\$hook_dir/\$1" &&$|&\n\1if test "$1" = reference-transaction \&\& grep -q git-guard "$hook_file" 2>/dev/null; then hook_file="$hook_file.guard-chained"; fi \&\&|' \
+            "$shim/test-lib-functions.sh.orig" >"$funcs"
+        grep -q 'guard-chained' "$funcs" || { echo "git_suite: cannot find test_hook's hook_file in $funcs" >&2; exit 1; }
     fi
     for t in "${scripts[@]}"; do
         printf '%-26s %-9s %s\n' "$t" "$mode" "$(run "$mode" "$t")"

@@ -21,6 +21,11 @@
 #include "guard/save/report.hpp"
 #include "guard/save/restore.hpp"
 #include "guard/save/snapshot.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <thread>
 #include "guard/save/stranded.hpp"
 #include "guard/version.hpp"
 #include "guard/judge/work.hpp"
@@ -240,14 +245,35 @@ int run_fold(const Invocation& inv)
 {
     po::options_description options("git guard fold [--keep N]");
     options.add_options()("keep", po::value<std::size_t>(), "removal and branch saves kept as branches "
-                                                            "(default: guard.keepBranches, 50)");
+                                                            "(default: guard.keepBranches, 50)")(
+        "after-git", po::value<std::string>()->implicit_value(""),
+        "wait until the git named by '<pid> <start time>' has ended and no transaction holds the "
+        "ref store, then fold in steps (what a save made inside git's hook starts)");
     auto vm = parse(inv, options, {});
     if (wants_help(vm, options))
         return 0;
     std::optional<std::size_t> keep;
     if (vm.count("keep"))
         keep = vm["keep"].as<std::size_t>();
-    Folded f = fold_saves(inv.site.repository(), keep);
+    const std::filesystem::path& common = inv.site.repository();
+    if (vm.count("after-git")) {
+        // Bounded: a git that runs on (a long fetch) gets the fold tried anyway, and a fold
+        // that meets its lock leaves the names to the next one, linked only once.
+        auto until = std::chrono::steady_clock::now() +
+                     std::max<std::chrono::steady_clock::duration>(read_settings(common).lock_timeout,
+                                                                   std::chrono::minutes(2));
+        std::string owner = vm["after-git"].as<std::string>();
+        auto busy = [&] {
+            long pid = std::atol(owner.c_str());
+            return (pid > 0 && process_identity(pid) == owner) || ref_store_locked(common);
+        };
+        while (busy() && std::chrono::steady_clock::now() < until)
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        Folded f = fold_saves(common, keep, true);
+        spdlog::info("after git's transaction: folded {} branch and {} in-place save(s)", f.branches, f.loose);
+        return 0;
+    }
+    Folded f = fold_saves(common, keep);
     std::printf("folded %zu branch save(s) into %s and %zu in-place save ref(s) into their trees' chains\n",
                 f.branches, "refs/stranded/chain/archive", f.loose);
     return 0;

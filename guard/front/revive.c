@@ -41,14 +41,26 @@ int watcher_is_dead(void)
     return state_path(path, sizeof path, "repos") == 0 && stat(path, &st) == 0 && st.st_size > 0;
 }
 
-// Unsets every GIT_* variable: git sets GIT_DIR, GIT_INDEX_FILE… for its children, and the
-// watcher serves every repository, not the caller's.
+// Whether `entry` (NAME=VALUE) is one of git's per-call variables (GIT_DIR, GIT_INDEX_FILE…),
+// which would bind the watcher to the caller's repository: every GIT_* but the identities,
+// GIT_CONFIG_NOSYSTEM and our own, as git/detached.cpp clears them for the full binary.
+static int per_call(const char* entry)
+{
+    static const char* const k_kept[] = {"GIT_CONFIG_NOSYSTEM", "GIT_AUTHOR_", "GIT_COMMITTER_", "GIT_GUARD_"};
+    if (strncmp(entry, "GIT_", 4) != 0)
+        return 0;
+    for (size_t i = 0; i < sizeof k_kept / sizeof *k_kept; ++i)
+        if (strncmp(entry, k_kept[i], strlen(k_kept[i])) == 0)
+            return 0;
+    return 1;
+}
+
 static void clear_git_environment(void)
 {
     char name[256];
     for (;;) {
         char** e = environ;
-        while (*e && strncmp(*e, "GIT_", 4) != 0)
+        while (*e && !per_call(*e))
             ++e;
         if (!*e)
             return;

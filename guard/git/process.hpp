@@ -62,6 +62,11 @@ private:
 };
 Job start(const std::vector<std::string>& argv, const RunOptions& options = {});
 
+// Starts `argv` (argv[0] a path) outliving us: its own session, no inherited descriptor (a
+// tree lock, git's hook pipes), std fds on /dev/null, cwd `/`, and none of git's per-call
+// variables (GIT_DIR, GIT_INDEX_FILE…). Returns once it is started; false when it was not.
+bool start_detached(const std::vector<std::string>& argv);
+
 // Replaces this process with `argv`; throws Error only when exec fails.
 [[noreturn]] void exec(const std::vector<std::string>& argv);
 

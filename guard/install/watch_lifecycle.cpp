@@ -55,22 +55,6 @@ std::map<std::string, std::string> read_status_file(std::vector<std::string>& re
     return fields;
 }
 
-// Everything git sets for a hook or a child (GIT_DIR, GIT_INDEX_FILE, …) would make the
-// watcher's git calls answer for one repository only: the watcher serves them all.
-void clear_git_environment()
-{
-    std::vector<std::string> names;
-    for (char** e = environ; *e; ++e) {
-        std::string entry = *e;
-        std::string name = entry.substr(0, entry.find('='));
-        if (name.starts_with("GIT_") && !name.starts_with("GIT_CONFIG_NOSYSTEM") &&
-            !name.starts_with("GIT_AUTHOR_") && !name.starts_with("GIT_COMMITTER_") && !name.starts_with("GIT_GUARD_"))
-            names.push_back(name);
-    }
-    for (const auto& name : names)
-        ::unsetenv(name.c_str());
-}
-
 // Starts `git-guard watch --foreground` detached: a new session, no inherited descriptor
 // (a shim's tree lock, git's hook pipes), cwd `/`, so that no tree stays busy and no
 // caller waits for it.
@@ -83,30 +67,7 @@ void spawn()
         self = self.parent_path() / "git-guard";
     if (::access(self.c_str(), X_OK) != 0)
         return;
-    pid_t child = ::fork();
-    if (child < 0)
-        return;
-    if (child == 0) {
-        ::setsid();
-        if (::fork() != 0)
-            ::_exit(0);
-        for (int fd = 3; fd < 1024; ++fd)
-            ::close(fd);
-        int null = ::open("/dev/null", O_RDWR);
-        ::dup2(null, 0);
-        ::dup2(null, 1);
-        ::dup2(null, 2);
-        if (::chdir("/") != 0)
-            ::_exit(127);
-        clear_git_environment();
-        sigset_t none;
-        sigemptyset(&none);
-        ::sigprocmask(SIG_SETMASK, &none, nullptr);
-        ::execl(self.c_str(), "git-guard", "watch", "--foreground", static_cast<char*>(nullptr));
-        ::_exit(127);
-    }
-    int status = 0;
-    ::waitpid(child, &status, 0);
+    start_detached({self.string(), "watch", "--foreground"});
 }
 
 bool registry_names_repositories()

@@ -5,6 +5,8 @@
 // §0.6, §4.2: an old value the transaction leaves on no ref), bounded by guard.hookTimeout.
 #include "guard/modes/hook.hpp"
 
+#include "guard/save/fold.hpp"
+
 #include "guard/base/error.hpp"
 #include "guard/base/lock.hpp"
 #include "guard/base/log.hpp"
@@ -258,7 +260,10 @@ int run_hook(const std::vector<std::string>& args)
         auto [git_dir, common] = repository_dirs();
         // The shim's listing is taken only from the git it exec'd (config.hpp): one a
         // caller put in the environment names another process and is never read.
-        accept_handoff_from(git_identity());
+        std::string owner = git_identity();
+        accept_handoff_from(owner);
+        // Our saves may pass guard.keepBranches: their fold waits for this git's transaction.
+        fold_after(owner.empty() ? "0 unknown" : owner);
         HookSettings h = hook_settings(git_dir);
         if (!h.settings.enabled)
             return 0;

@@ -2,8 +2,10 @@
 #include "guard/save/fold.hpp"
 
 #include "guard/save/chain.hpp"
+#include "guard/save/chain_index.hpp"
 #include "guard/base/lock.hpp"
 #include "guard/base/progress.hpp"
+#include "guard/git/process.hpp"
 #include "guard/git/repo.hpp"
 #include "guard/save/saveref.hpp"
 
@@ -101,19 +103,33 @@ void delete_names(const Git& git, const std::vector<SaveName>& saves)
                      saves.size(), first_line_of(r.err));
 }
 
+// "<handle> <commit>" of every save some chain already holds: a fold whose names could not
+// be deleted (a lock of git's) links them once, and the next fold only deletes the names.
+std::set<std::string> already_linked(const fs::path& common)
+{
+    std::set<std::string> linked;
+    for (const auto& f : all_chain_records(common))
+        if (f.size() >= 2)
+            linked.insert(f[0] + " " + f[1]);
+    return linked;
+}
+
 // Appends `saves` to `chain` (one fast-import per k_chunk, counted in `imports`), then
 // deletes their names.
 void fold_chain(const Git& git, const std::string& chain, const std::vector<SaveName>& saves, Progress& meter,
                 std::size_t& done, std::size_t& imports)
 {
     PathLock lock(git.common(), chain_lock_key(chain), read_settings(git.common()).lock_timeout);
+    std::set<std::string> linked = already_linked(git.common()); // under the chain's lock
     for (size_t at = 0; at < saves.size(); at += k_chunk) {
         std::vector<SaveName> part(saves.begin() + static_cast<long>(at),
                                    saves.begin() + static_cast<long>(std::min(saves.size(), at + k_chunk)));
         std::vector<Link> links;
         for (const auto& s : part)
-            links.push_back({s.ref, s.commit});
-        append_links(git, chain, links); // read back: the chain reaches every one of them
+            if (!linked.count(s.ref + " " + s.commit))
+                links.push_back({s.ref, s.commit});
+        if (!links.empty())
+            append_links(git, chain, links); // read back: the chain reaches every one of them
         ++imports;
         delete_names(git, part);         // only now may a name go
         done += part.size();
@@ -175,12 +191,36 @@ Folded fold_saves(const fs::path& common, std::optional<std::size_t> keep, bool 
     return folded;
 }
 
+namespace {
+std::string s_transaction_owner; // set inside a reference-transaction hook: git's identity
+} // namespace
+
+void fold_after(std::string git_identity) { s_transaction_owner = std::move(git_identity); }
+
+bool ref_store_locked(const fs::path& common)
+{
+    std::error_code ec;
+    return fs::exists(common / "packed-refs.lock", ec) || fs::exists(common / "reftable" / "tables.list.lock", ec);
+}
+
 void fold_beyond_keep(const fs::path& common, std::optional<std::size_t> saves_before)
 {
     try {
         // Another process's save meanwhile at most delays a fold to the next save.
         if (saves_before && *saves_before + 1 <= keep_branches(common))
             return;
+        if (!s_transaction_owner.empty() || ref_store_locked(common)) {
+            // Inside git's hook its transaction is open (`branch -D` on the files backend
+            // takes packed-refs.lock more than once before it ends), so the names could not go
+            // now. A detached fold waits for that git to end and the lock to go, then folds
+            // (issue 35 item 1).
+            fs::path self = self_path();
+            if (self.filename() != "git-guard")
+                self = self.parent_path() / "git-guard";
+            if (!start_detached({self.string(), "-C", common.string(), "fold", "--after-git", s_transaction_owner}))
+                spdlog::warn("cannot start the fold that waits for git's transaction: the next save folds");
+            return;
+        }
         fold_saves(common, std::nullopt, true);
     } catch (const std::exception& e) {
         spdlog::warn("cannot fold the oldest saves yet (they stay branches): {}", e.what());

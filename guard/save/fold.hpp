@@ -37,6 +37,16 @@ Folded fold_saves(const std::filesystem::path& common, std::optional<std::size_t
 // `saves_before`: the larger of the branch and in-place save counts before the new save,
 // when the caller read them already; within guard.keepBranches with one more, nothing is
 // asked of git.
+// While a transaction of git's is open (inside its hook, fold_after) or holds the ref store,
+// the fold is left to a detached `git guard fold --after-git`, which waits for both to end.
 void fold_beyond_keep(const std::filesystem::path& common, std::optional<std::size_t> saves_before = {});
+
+// Inside a reference-transaction hook: `git_identity` (process_identity of the git that
+// runs it) holds a transaction open, so folds wait, detached, until it has ended.
+void fold_after(std::string git_identity);
+
+// Whether git holds the ref store of `common` locked: packed-refs.lock, or reftable's
+// tables.list.lock.
+bool ref_store_locked(const std::filesystem::path& common);
 
 } // namespace guard

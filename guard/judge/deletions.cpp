@@ -2,6 +2,8 @@
 // commits no other ref holds and no candidate has published, in one walk for them all.
 #include "guard/judge/deletions.hpp"
 
+#include "guard/git/published.hpp"
+
 #include <spdlog/spdlog.h>
 
 #include <set>
@@ -148,6 +150,29 @@ std::vector<BranchVerdict> judge_deletions(const fs::path& git_dir, const RefTra
     for (const auto& d : tx.deletions)
         changing.insert(d.ref);
     published.exclude(std::move(changing));
+    // One check for the whole transaction (issue 35 item 2): one walk per upstream for
+    // every tip, and the squash test for all the rest in one merge-tree where git has
+    // `--stdin` (2.42+; older git merges pair by pair). Its answer is operator()'s for
+    // each tip; a forced move's new value is still asked whether it holds the old content.
+    std::set<const BranchVerdict*> answered;
+    std::vector<TipOf> asked;
+    std::vector<BranchVerdict*> asking;
+    for (auto& v : verdicts)
+        if (!v.commits.empty()) {
+            asked.emplace_back(v.deletion.old_oid,
+                               v.deletion.ref.starts_with("refs/heads/") ? v.deletion.ref.substr(11) : "");
+            asking.push_back(&v);
+        }
+    try {
+        auto answers = asked.size() > 1 ? published_tips(published, git, asked) : std::vector<bool>{};
+        for (size_t i = 0; i < answers.size(); ++i) {
+            answered.insert(asking[i]);
+            if (answers[i])
+                asking[i]->commits.clear();
+        }
+    } catch (const Error& e) {
+        spdlog::warn("cannot check the deleted branches together, one by one: {}", e.what());
+    }
     for (auto& v : verdicts) {
         if (v.commits.empty())
             continue;
@@ -158,7 +183,8 @@ std::vector<BranchVerdict> judge_deletions(const fs::path& git_dir, const RefTra
         }
         std::string branch = v.deletion.ref.starts_with("refs/heads/") ? v.deletion.ref.substr(11) : "";
         const std::string& moved_to = v.deletion.new_value;
-        if (published(v.deletion.old_oid, branch) || (is_oid(moved_to) && published.contained(v.deletion.old_oid, moved_to)))
+        if ((!answered.count(&v) && published(v.deletion.old_oid, branch)) ||
+            (is_oid(moved_to) && published.contained(v.deletion.old_oid, moved_to)))
             v.commits.clear();
     }
     return verdicts;

@@ -22,6 +22,7 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <chrono>
 #include <thread>
 
 namespace fs = std::filesystem;
@@ -268,6 +269,15 @@ std::optional<std::chrono::steady_clock::time_point> RepoWatch::next_retry() con
 // is waited out without spinning, and what is freed is saved soon after.
 void RepoWatch::save_lost(const std::vector<Lost>& lost, const KnownRefs& known)
 {
+    // A repository being deleted (`rm -rf`) loses its refs and trees on the way: saving
+    // into it is futile, and git (fast-import, pack-objects) would make its directories
+    // again, so the path stays taken. A moment's wait tells a deletion under way apart.
+    if (!lost.empty() && repo_alive(m_common))
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (!repo_alive(m_common)) {
+        spdlog::info("watch: {} is being deleted: nothing saved into it", m_common.string());
+        return;
+    }
     std::vector<LostTip> tips;
     for (const auto& l : lost) {
         bool retry = m_pending.count(pending_key(l.ref, l.oid, l.id)) > 0;

@@ -278,7 +278,8 @@ int main(int argc, char** argv)
     int status = guarded ? run_tied(ours, ours_input) : 0;
     unhand_dirs();
     char line[k_path_max], *theirs[7];
-    chained_argv(chained, hook_path, state, line, sizeof line, theirs);
+    if (has_chained)
+        chained_argv(chained, hook_path, state, line, sizeof line, theirs);
     int chained_status = has_chained ? run_tied(theirs, input) : 0;
     return status ? status : chained_status;
 }

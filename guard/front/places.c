@@ -124,7 +124,6 @@ int find_chained(const char* hook_path, char* chained, size_t size)
            access(chained, X_OK) == 0;
 }
 
-
 static int is_shell(const char* path)
 {
     static const char* const k_shells[] = {"sh", "bash", "dash", "ksh", "mksh", "zsh", "ash"};

@@ -58,4 +58,17 @@ run_cmd "$GUARD_BIN_DIR/git-guard" -C "$REPO" fold
 assert_eq "$chain_links" "$(git_real -C "$REPO" rev-list --first-parent --count refs/stranded/chain/archive 2>/dev/null || echo 0)" \
     "a fold with nothing new to fold added links: the same saves were linked again"
 
+section "a fold whose names cannot go (git's lock held) links them once; the next fold only deletes names"
+links() { git_real -C "$REPO" rev-list --first-parent --count refs/stranded/chain/archive; }
+touch "$REPO/.git/packed-refs.lock"
+run_cmd "$GUARD_BIN_DIR/git-guard" -C "$REPO" fold --keep 2
+held=$(links)
+kept=$(branches)
+rm -f "$REPO/.git/packed-refs.lock"
+assert_ne 2 "$kept" "the fold deleted names although git's packed-refs.lock was held (the test proves nothing)"
+run_cmd "$GUARD_BIN_DIR/git-guard" -C "$REPO" fold --keep 2
+assert_eq 0 "$RC" "the fold after the lock went failed ($ERR)"
+assert_eq 2 "$(branches)" "the second fold did not delete the names the first one linked"
+assert_eq "$held" "$(links)" "the second fold linked the same saves onto the archive again"
+
 finish

@@ -32,7 +32,7 @@ static const char* last_enabled(size_t size, int* valued)
 int guard_enabled(const char* real_git, const struct Call* call, int enclosing)
 {
     static const char* const rest[] = {"-z", "--get-regexp",
-                                       "^(guard|hook|filter)\\.|^remote\\..*\\.(mirror|fetch)$|^core\\.(fsmonitor|hookspath)$",
+                                       "^(guard|hook|filter)\\.|^remote\\..*\\.(mirror|fetch)$|^core\\.(fsmonitor|hookspath|filemode|autocrlf)$",
                                        NULL};
     size_t got = 0;
     int status = run_config(real_git, call, rest, s_config, sizeof s_config - 1, &got);

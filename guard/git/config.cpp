@@ -157,7 +157,7 @@ const ConfigEntries& guard_config(const fs::path& git_dir, Deadline deadline)
     if (auto handed = handed_config(git_dir))
         return (cache[git_dir] = {stamp, std::move(*handed)}).entries;
     RunResult r = ask(git_dir, {"config", "-z", "--get-regexp",
-                                "^(guard|hook|filter)\\.|^remote\\..*\\.(mirror|fetch)$|^core\\.(fsmonitor|hookspath)$"},
+                                "^(guard|hook|filter)\\.|^remote\\..*\\.(mirror|fetch)$|^core\\.(fsmonitor|hookspath|filemode|autocrlf)$"},
                       deadline);
     // Nothing listed when git cannot read them: every key reads as unset, as from git.
     ConfigEntries entries;

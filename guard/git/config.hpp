@@ -29,8 +29,9 @@ struct Settings {
 using Deadline = std::optional<std::chrono::steady_clock::time_point>;
 
 // The guard.* and hook.* entries of `git_dir`'s configuration, the remotes' `mirror`
-// and `fetch` entries, and the filter.* and core.fsmonitor entries (the programs a save
-// must not run, DESIGN §4.1.1), as git lists them (keys as `config --get-regexp` prints them;
+// and `fetch` entries, the filter.* and core.fsmonitor entries (the programs a save
+// must not run, DESIGN §4.1.1), core.fileMode and core.autocrlf (how git stages a file),
+// as git lists them (keys as `config --get-regexp` prints them;
 // a valueless key lists as ""), read once per process while the repository's config
 // files stay as they are: one decision reads the settings, the hook's keys, the hooks to
 // turn off and guard.onSave from one git. forget_config() drops what was read (after

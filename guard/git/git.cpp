@@ -185,6 +185,12 @@ std::string Git::object_format() const
     return r.status == 0 && !f.empty() ? f : "sha1";
 }
 
+std::string empty_tree_like(const std::string& id)
+{
+    return id.size() == 64 ? "6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321"
+                           : "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+}
+
 std::string Git::empty_tree() const
 {
     std::string id = out({"hash-object", "-t", "tree", "--stdin"}, "hash the empty tree", "");

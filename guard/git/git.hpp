@@ -77,4 +77,7 @@ inline std::string first_line_of(const std::string& text) { return text.substr(0
 // True for a full hex object id of either format.
 bool is_oid(const std::string& text);
 
+// The empty tree's id in the object format of `id` (a full hex id), with no git asked.
+std::string empty_tree_like(const std::string& id);
+
 } // namespace guard

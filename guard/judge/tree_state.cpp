@@ -124,7 +124,8 @@ void parse_status(const std::string& out, const fs::path& root, const Filters& f
         if (sub[0] == 'S' && (sub[1] != '.' || sub[2] != '.' || sub[3] != '.') &&
             fs::exists(root / path / ".git", ec) && !f.exclude.match(path))
             w.nested.push_back(path); // a submodule with work of its own: saved whole
-        add_change(w, root, f, {path, kind_of(x, y), y != '.', y == 'D'}, false);
+        auto words = split(rec.substr(0, at), ' '); // 1 XY sub mH mI mW …: mW is the sixth
+        add_change(w, root, f, {path, kind_of(x, y), y != '.', y == 'D', words.size() > 5 ? words[5] : ""}, false);
     }
 }
 
@@ -149,6 +150,12 @@ void scan_listing(std::string_view all, const fs::path& root, const Filters& f, 
         char tag = rec[0];
         bool gitlink = rec.substr(2, 6) == "160000";
         bool hidden = tag == 'S' || (tag >= 'a' && tag <= 'z');
+        // A .gitattributes anywhere, or a sparse directory that may hold one: git's add
+        // may apply rules to the files a save stages (stage_listed).
+        constexpr std::string_view attrs = ".gitattributes";
+        if (rec.substr(2, 6) == "040000" ||
+            (rec.ends_with(attrs) && (rec[rec.size() - attrs.size() - 1] == '/' || rec[rec.size() - attrs.size() - 1] == '\t')))
+            w.attributes = true;
         auto tab = rec.find('\t');
         if ((!gitlink && !hidden) || tab == std::string_view::npos)
             continue;

@@ -20,6 +20,7 @@ struct Change {
     ChangeKind kind = ChangeKind::modified;
     bool in_worktree = false;  // the working file differs from the index: stage it from disk
     bool gone = false;         // ... because the working file was deleted
+    std::string mode;          // the working file's mode as status read it (mW); "" untracked
 };
 
 struct Excluded {
@@ -55,6 +56,7 @@ struct Work {
     std::string note;                  // said to the user, never a reason to refuse
     std::string head_tree;             // HEAD's tree, read with HEAD ("" when unborn or not read)
     std::string top;                   // the root git opened the tree at (inspect_tree's proof)
+    bool attributes = false;           // the index holds a .gitattributes, or a sparse directory
 
     bool has_uncommitted() const { return !changes.empty(); }
 };

@@ -1,11 +1,13 @@
-// The save's trees, staged by git itself (DESIGN §5.2): a private copy of the
-// checkout's index, `git add`, `write-tree`. Sparse and split indexes, intent-to-add
-// entries and conflicts behave as in git; the changed files are then their bytes on disk
-// (DESIGN §4.1.1), and no filter or fsmonitor command of the repository's runs (quiet_git).
+// The save's trees (DESIGN §5.2): a private copy of the checkout's index, written as it is
+// (I); then the paths git's status found changed, as their bytes on disk (S, stage_listed),
+// or, where only git can say how, `git add` and `write-tree` (sparse and split indexes,
+// links, conflicts, nested repositories), the changed files then their bytes on disk
+// (DESIGN §4.1.1). No filter or fsmonitor command of the repository's runs (quiet_git).
 #include "guard/save/staging.hpp"
 
 #include "guard/save/layout.hpp"
 #include "guard/save/nested.hpp"
+#include "guard/git/config.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -142,43 +144,76 @@ EarlyStaging::EarlyStaging(const Git& git, const fs::path& common)
 {
     try {
         m_index_copy = std::make_unique<TempFile>(common / "guard" / "tmp", "index");
-        m_added_copy = std::make_unique<TempFile>(common / "guard" / "tmp", "index");
         copy_index(git, *m_index_copy);
-        copy_index(git, *m_added_copy);
         m_write.emplace(git.with_index(m_index_copy->path()).start({"write-tree"}));
-        m_add.emplace(quiet_git(git).with_index(m_added_copy->path()).start(k_add_all));
     } catch (const Error& e) {
         spdlog::debug("early staging not started: {}", e.what()); // the usual staging runs
     }
 }
 
-EarlyStaging::~EarlyStaging() = default; // the jobs are waited for, then the files go
+EarlyStaging::~EarlyStaging() = default; // the job is waited for, then the file goes
 
 std::optional<EarlyStaging::Result> EarlyStaging::take()
 {
-    if (!m_write || !m_add)
+    if (!m_write)
         return std::nullopt;
     RunResult written = m_write->wait();
-    RunResult added = m_add->wait();
+    m_write.reset();
     std::string tree = first_line_of(written.out);
-    if (written.status != 0 || added.status != 0 || !is_oid(tree)) {
-        spdlog::debug("early staging failed ({}{}); staging again", written.err, added.err);
+    if (written.status != 0 || !is_oid(tree)) {
+        spdlog::debug("early staging failed ({}); staging again", written.err);
         return std::nullopt;
     }
-    return Result{m_added_copy->path(), tree};
+    return Result{m_index_copy->path(), tree};
 }
+
+namespace {
+
+// core.fileMode and core.autocrlf as git reads them (from the config listing every decision
+// reads already): a bool git cannot read is not trusted to be off.
+StageRules stage_rules(const fs::path& common)
+{
+    std::optional<std::string> filemode, autocrlf;
+    for (const auto& [key, value] : guard_config(common)) {
+        if (key == "core.filemode")
+            filemode = value;
+        else if (key == "core.autocrlf")
+            autocrlf = value;
+    }
+    StageRules rules;
+    if (filemode)
+        rules.trust_exec = typed_value(common, "core.filemode", *filemode, "bool") != std::optional<std::string>("false");
+    if (autocrlf)
+        rules.autocrlf = typed_value(common, "core.autocrlf", *autocrlf, "bool") != std::optional<std::string>("false");
+    return rules;
+}
+
+} // namespace
 
 Staged stage_checkout(const Git& git, const Work& w, const fs::path& common, EarlyStaging* early,
                       const std::vector<std::string>* nested_saved)
 {
-    // The early staging is what the lines below run when there is no conflict to record
-    // and no nested repository to leave out of `git add`.
-    if (early && w.unmerged.empty() && w.nested.empty()) {
+    // The early staging wrote I's tree beside the inspection; with no conflict to record
+    // first, S's tree is staged on top of it: from the inspection's list, or else with `add`
+    // when no nested repository is to be left out of it. A git that failed: staged afresh.
+    if (early && w.unmerged.empty()) {
         if (auto done = early->take()) {
-            Staged st;
-            st.index_tree = done->index_tree;
-            finish_staging(quiet_git(git).with_index(done->index), w, st);
-            return st;
+            try {
+                Staged st;
+                st.index_tree = done->index_tree;
+                Git g = quiet_git(git).with_index(done->index);
+                if (auto tree = stage_listed(g, w, stage_rules(common), st.index_tree)) {
+                    st.worktree_tree = *tree;
+                    return st;
+                }
+                if (w.nested.empty()) {
+                    g.out(k_add_all, "stage the working state of " + git.work_tree().string());
+                    finish_staging(g, w, st);
+                    return st;
+                }
+            } catch (const Error& e) {
+                spdlog::debug("staging beside the inspection failed ({}); staging afresh", e.what());
+            }
         }
     }
     TempFile file(common / "guard" / "tmp", "index");
@@ -224,6 +259,12 @@ Staged stage_checkout(const Git& git, const Work& w, const fs::path& common, Ear
         spdlog::warn("{}; saving the files of {} on HEAD instead", e.what(), git.work_tree().string());
         g.out({"read-tree", w.head ? *w.head : "--empty"}, "start the save of " + git.work_tree().string() + " from HEAD");
         index_lost = true;
+    }
+    if (!index_lost && missing.empty()) {
+        if (auto tree = stage_listed(g, w, stage_rules(common), st.index_tree)) {
+            st.worktree_tree = *tree;
+            return st;
+        }
     }
     for (const auto& rel : w.nested) {
         if (nested_saved && std::find(nested_saved->begin(), nested_saved->end(), rel) == nested_saved->end()) {

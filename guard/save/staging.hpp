@@ -22,10 +22,11 @@ struct NestedSave {
     std::string branch;  // its branch, or "detached"
 };
 
-// The trees a save records, staged by git itself into a private index seeded
-// from the checkout's own index (DESIGN §5.2), the changed files then replaced by their
-// bytes on disk (DESIGN §4.1.1, staging_raw.hpp), with none of the repository's programs
-// run. The checkout's files, index, HEAD and branch are never written.
+// The trees a save records, staged into a private index seeded from the checkout's own
+// index (DESIGN §5.2): the files git's status found changed go in as their bytes on disk
+// (DESIGN §4.1.1, staging_raw.hpp: stage_listed), or, where only git's `add` can say how
+// (links, nested repositories, conflicts, hidden edits), `add` stages them and the changed
+// files are then replaced by their bytes; none of the repository's programs is run. The checkout's files, index, HEAD and branch are never written.
 struct Staged {
     std::string worktree_tree;           // S's tree: the working state
     std::string index_tree;              // I's tree: the index, conflicts resolved to the working file
@@ -40,11 +41,10 @@ class TempFile;
 void put_back_excluded(const Git& git, const Work& work);
 
 // The first half of a save's staging, started beside the inspection when work is
-// expected (an explicit save, a destroyer that found some): git stages the whole tree
-// while git's status runs, instead of after it. Two private copies of the index: one
-// written as it is (I), `git add -A` over the other. stage_checkout uses it only for a
-// checkout without conflicts or nested repositories, where it is exactly what
-// stage_checkout would run; otherwise it is dropped, and costs only the time it ran.
+// expected (an explicit save, a destroyer that found some): I's tree, written by git from
+// a private copy of the index while git's status runs, instead of after it. stage_checkout
+// stages S on top of that copy when there is no conflict to record first; otherwise it is
+// dropped, and costs only the time it ran.
 class EarlyStaging {
 public:
     EarlyStaging(const Git& git, const std::filesystem::path& common);
@@ -52,7 +52,7 @@ public:
     EarlyStaging(const EarlyStaging&) = delete;
     EarlyStaging& operator=(const EarlyStaging&) = delete;
 
-    // The index with the tree added and I's tree id, once; nothing when git failed.
+    // The private index and I's tree id, once; nothing when git failed.
     struct Result {
         std::filesystem::path index;
         std::string index_tree;
@@ -61,9 +61,7 @@ public:
 
 private:
     std::unique_ptr<TempFile> m_index_copy;
-    std::unique_ptr<TempFile> m_added_copy;
     std::optional<Git::Job> m_write;
-    std::optional<Git::Job> m_add;
 };
 
 // Stages `work` (as inspected in the checkout `git` names: its git dir and its

@@ -1,4 +1,6 @@
-// Saves are the bytes (DESIGN §4.1.1, §15). git's `add` decides what changed and how
+// Saves are the bytes (DESIGN §4.1.1, §15). Most saves stage the paths git's status listed
+// straight from their files (stage_listed: hash-object --no-filters, update-index
+// --index-info). Otherwise git's `add` decides what changed and how
 // (modes, symlinks, deletions, sparse and split indexes); it is run with every filter
 // driver emptied and no fsmonitor command, so it runs nothing of the repository's. Its
 // blobs are then replaced by the files' raw bytes: `hash-object --no-filters` and
@@ -11,6 +13,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <set>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -105,6 +108,123 @@ std::vector<std::string> missing_blob_entries(const Git& staged)
         if (answers[i].ends_with(" missing"))
             missing.push_back(paths[i]);
     return missing;
+}
+
+namespace {
+
+// Whether no attribute can reach `paths` when git stages them with the system and global
+// attribute files off: no .gitattributes in the index (nor a sparse directory that may
+// hide one), none on disk in any directory above a path, no info/attributes. Asked of the
+// files git itself would read (attr.c), so git's staging then writes the bytes.
+bool no_attributes(const Git& staged, const Work& w, const std::vector<std::string>& paths)
+{
+    if (w.attributes)
+        return false;
+    struct stat st {};
+    errno = 0;
+    if (::stat((staged.common() / "info" / "attributes").c_str(), &st) == 0 ? st.st_size > 0 : errno != ENOENT)
+        return false;
+    std::set<std::string> seen; // directories checked, with all above them
+    for (const auto& path : paths) {
+        std::string dir = path;
+        do {
+            auto slash = dir.rfind('/');
+            dir = slash == std::string::npos ? "" : dir.substr(0, slash);
+            if (!seen.insert(dir).second)
+                break;
+            errno = 0;
+            if (::lstat((staged.work_tree() / dir / ".gitattributes").c_str(), &st) == 0 || errno != ENOENT)
+                return false;
+        } while (!dir.empty());
+    }
+    return true;
+}
+
+} // namespace
+
+std::optional<std::string> stage_listed(const Git& staged, const Work& w, const StageRules& rules,
+                                        const std::string& index_tree)
+{
+    if (!w.unmerged.empty() || !w.nested.empty() || !w.hidden.empty() || !w.excluded.empty() || !w.note.empty())
+        return std::nullopt;
+    std::string removed; // index-info lines: the gone files first, so a directory may take a file's place
+    std::vector<std::string> gone, links, all;
+    std::vector<Entry> files;
+    for (const auto& c : w.changes) {
+        if (c.kind == ChangeKind::ignored || c.kind == ChangeKind::unmerged || c.path == ".")
+            return std::nullopt;
+        if (c.kind == ChangeKind::deleted && !c.in_worktree)
+            continue; // out of the index only: a file still at its path is listed as untracked
+        // A file staged only is saved as its bytes too: git staged it through the
+        // repository's rules (a CRLF file under text=auto is LF in the index).
+        bool tracked = c.kind != ChangeKind::untracked;
+        std::filesystem::path file = staged.work_tree() / c.path;
+        struct stat st {};
+        if (c.gone || (::lstat(file.c_str(), &st) != 0 && errno == ENOENT)) {
+            if (tracked) {
+                removed += "0 " + std::string(index_tree.size(), '0') + "\t" + c.path + std::string(1, '\0');
+                gone.push_back(c.path);
+            }
+            continue;
+        }
+        if (S_ISLNK(st.st_mode)) {
+            links.push_back(c.path); // git's own staging only: its blob is the link's target
+            continue;
+        }
+        if (!S_ISREG(st.st_mode) || !unreadable(file).empty())
+            return std::nullopt; // a directory or gitlink; or unreadable: git's add says
+        if (tracked && c.mode != "100644" && c.mode != "100755")
+            return std::nullopt; // a link or gitlink in the index, a file on disk (core.symlinks)
+        // git's mode for it (read-cache.c): the executable bit when core.fileMode trusts
+        // it, else the index's mode, 100644 for a new file.
+        std::string mode = rules.trust_exec ? ((st.st_mode & S_IXUSR) ? "100755" : "100644")
+                                            : (tracked ? c.mode : "100644");
+        files.push_back({mode, "", c.path});
+    }
+    if (files.empty() && removed.empty() && links.empty())
+        return index_tree;
+    for (const auto* list : {&gone, &links})
+        all.insert(all.end(), list->begin(), list->end());
+    for (const auto& e : files)
+        all.push_back(e.path);
+    if (!rules.autocrlf && no_attributes(staged, w, all)) {
+        // No rule can rewrite these files: git's own staging writes their bytes, with
+        // git's modes and links, in one git. The system and global attribute files are
+        // off, and an attribute source (git >= 2.40: a caller's GIT_ATTR_SOURCE, attr.tree)
+        // is the empty tree.
+        std::string input;
+        for (const auto& path : all)
+            input += path + std::string(1, '\0');
+        staged.with_env("GIT_ATTR_NOSYSTEM", "1")
+            .with_env("GIT_ATTR_SOURCE", empty_tree_like(index_tree))
+            .out({"-c", "core.autocrlf=false", "-c", "core.attributesFile=/dev/null", "update-index", "--add",
+                  "--remove", "--replace", "-z", "--stdin"},
+                 "record the files' bytes", input);
+    } else {
+        if (!links.empty())
+            return std::nullopt; // git's add stages the links, the files' bytes then replace its blobs
+        std::string info = removed;
+        std::string paths;
+        for (const auto& e : files)
+            paths += quote_path_line(e.path) + "\n";
+        auto ids = files.empty() ? std::vector<std::string>{}
+                                 : split(staged.out({"hash-object", "-w", "--no-filters", "--stdin-paths"},
+                                                    "save the files' bytes", paths),
+                                         '\n');
+        if (ids.size() != files.size())
+            throw Error("save the files' bytes: git hash-object gave " + std::to_string(ids.size()) + " ids for " +
+                        std::to_string(files.size()) + " files");
+        for (size_t i = 0; i < files.size(); ++i) {
+            if (!is_oid(ids[i]))
+                throw Error("save the files' bytes: git hash-object gave no id for " + files[i].path);
+            info += files[i].mode + " " + ids[i] + "\t" + files[i].path + std::string(1, '\0');
+        }
+        staged.out({"update-index", "-z", "--index-info"}, "record the files' bytes", info);
+    }
+    std::string tree = first_line_of(staged.out({"write-tree"}, "write the files' bytes"));
+    if (!is_oid(tree))
+        throw Error("write the files' bytes: git write-tree gave no tree id");
+    return tree;
 }
 
 std::vector<Unsaved> stage_raw(const Git& staged, const std::string& base, std::string& tree)

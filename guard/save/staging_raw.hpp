@@ -5,6 +5,9 @@
 // the repository's programs (DESIGN §15): no clean filter, no fsmonitor command, no hook.
 
 #include "guard/git/git.hpp"
+#include "guard/judge/work.hpp"
+
+#include <optional>
 
 #include <string>
 #include <vector>
@@ -28,6 +31,25 @@ Git quiet_git(const Git& git);
 // differs from git's, the index takes the bytes and `tree` becomes its new tree. Paths whose
 // file cannot be read are left as git staged them and returned.
 std::vector<Unsaved> stage_raw(const Git& staged, const std::string& base, std::string& tree);
+
+// How git stages a file here, from the repository's config (core.fileMode, core.autocrlf).
+struct StageRules {
+    bool trust_exec = true; // core.fileMode: the executable bit is a file's mode
+    bool autocrlf = false;  // core.autocrlf is true or input: git rewrites line ends
+};
+
+// The working state staged from the inspection's own list, without `git add`: `staged` is a
+// private index holding the checkout's index (its tree is `index_tree`); every path git's
+// status lists (`work.changes`: changed on disk, new, or staged) goes in as the bytes of its
+// file, or goes out when its file is gone; then its tree. Where no attribute and no
+// core.autocrlf can reach the paths (asked of the files git reads), git's `update-index`
+// stages them (its modes, its links); otherwise `hash-object -w --no-filters` and
+// `update-index --index-info`, with the mode git gives them. Nothing when the list holds
+// what only `add` stages as git would (a link under rules, a directory or gitlink, a
+// conflict, a nested repository, a hidden edit, an excluded or kept ignored path, a file
+// that cannot be read): the caller stages with `add` then.
+std::optional<std::string> stage_listed(const Git& staged, const Work& work, const StageRules& rules,
+                                        const std::string& index_tree);
 
 // The paths of the index `staged` reads whose blob the object store lacks (an entry made
 // with a made-up id: `update-index --index-info` takes any). git's write-tree refuses them.

@@ -114,6 +114,23 @@ same_bytes "worktree remove" "$TEST_ROOT/removed.before" "$TEST_ROOT/removed.aft
 assert_eq "" "$(diff -r --exclude=.git "$TEST_ROOT/removed.before" "$TEST_ROOT/removed.after" 2>&1)" \
     "the restored tree differs from the removed one"
 
+section "worktree remove --force: files staged through the rules, unchanged since, are their bytes"
+# git stages them through the eol rule and the filter (the index holds LF, no outputs); the
+# files on disk stayed as written, and status calls them staged only.
+T=$TEST_ROOT/staged
+git -C "$REPO" worktree add -q -b staged "$T" main
+printf 'staged\r\nonly\r\n' >"$T/s-crlf.txt"
+printf '{"cells": 4,\n"outputs": ["staged"]}\n' >"$T/s.ipynb"
+printf 'changed\r\nthen staged\r\n' >"$T/crlf.txt"
+git_real -C "$T" add s-crlf.txt s.ipynb crlf.txt
+cp -a "$T" "$TEST_ROOT/staged.before"
+run_cmd git -C "$REPO" worktree remove --force "$T"
+assert_eq 0 "$RC" "worktree remove --force failed: $ERR"
+REF=$(git_real -C "$REPO" for-each-ref --format='%(refname)' refs/heads/stranded/staged/ | tail -n 1)
+assert_ne "" "$REF" "worktree remove --force of a tree with staged files made no save"
+restore_into "$REF" "$TEST_ROOT/staged.after"
+same_bytes "staged, then removed" "$TEST_ROOT/staged.before" "$TEST_ROOT/staged.after" "$REF" s-crlf.txt s.ipynb crlf.txt
+
 for destroyer in "reset --hard" "checkout -- ."; do
     section "$destroyer: the destroyed files come back as their bytes"
     name=inplace-${destroyer%% *}

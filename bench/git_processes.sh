@@ -33,7 +33,13 @@ installed_layout git_processes
 # fresh NAME GUARDED: a clone of a one-commit origin in $work/NAME, guarded when GUARDED=1.
 fresh() {
     local dir=$work/$1
-    rm -rf "$dir" "$dir.origin" "$dir.wt"
+    # The last case's detached fold or the watcher may still write into it for a moment:
+    # rm is tried again (a write during rm leaves "Directory not empty").
+    local try
+    for try in 1 2 3 4 5; do
+        rm -rf "$dir" "$dir.origin" "$dir.wt" 2>/dev/null && break
+        sleep 0.2
+    done
     git init -q --bare "$dir.origin"
     git clone -q "$dir.origin" "$dir" 2>/dev/null || { echo "git_processes: cannot clone into $dir (something made it again)" >&2; exit 1; }
     for f in a b c d; do echo "$f" >"$dir/$f.txt"; done

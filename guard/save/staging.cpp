@@ -188,6 +188,20 @@ StageRules stage_rules(const fs::path& common)
     return rules;
 }
 
+// S's tree from the inspection's list (stage_listed) into `g`, whose index holds I; nothing
+// when only `git add` can say, or when git failed on a path that changed meanwhile (a file
+// turned into a directory): git then wrote no index, and `add` stages what is there now.
+std::optional<std::string> listed_tree(const Git& g, const Work& w, const fs::path& common,
+                                       const std::string& index_tree)
+{
+    try {
+        return stage_listed(g, w, stage_rules(common), index_tree);
+    } catch (const Error& e) {
+        spdlog::info("staging from status's list failed ({}); staging with git add", e.what());
+        return std::nullopt;
+    }
+}
+
 } // namespace
 
 Staged stage_checkout(const Git& git, const Work& w, const fs::path& common, EarlyStaging* early,
@@ -195,24 +209,20 @@ Staged stage_checkout(const Git& git, const Work& w, const fs::path& common, Ear
 {
     // The early staging wrote I's tree beside the inspection; with no conflict to record
     // first, S's tree is staged on top of it: from the inspection's list, or else with `add`
-    // when no nested repository is to be left out of it. A git that failed: staged afresh.
+    // when no nested repository is to be left out of it.
     if (early && w.unmerged.empty()) {
         if (auto done = early->take()) {
-            try {
-                Staged st;
-                st.index_tree = done->index_tree;
-                Git g = quiet_git(git).with_index(done->index);
-                if (auto tree = stage_listed(g, w, stage_rules(common), st.index_tree)) {
-                    st.worktree_tree = *tree;
-                    return st;
-                }
-                if (w.nested.empty()) {
-                    g.out(k_add_all, "stage the working state of " + git.work_tree().string());
-                    finish_staging(g, w, st);
-                    return st;
-                }
-            } catch (const Error& e) {
-                spdlog::debug("staging beside the inspection failed ({}); staging afresh", e.what());
+            Staged st;
+            st.index_tree = done->index_tree;
+            Git g = quiet_git(git).with_index(done->index);
+            if (auto tree = listed_tree(g, w, common, st.index_tree)) {
+                st.worktree_tree = *tree;
+                return st;
+            }
+            if (w.nested.empty()) {
+                g.out(k_add_all, "stage the working state of " + git.work_tree().string());
+                finish_staging(g, w, st);
+                return st;
             }
         }
     }
@@ -261,7 +271,7 @@ Staged stage_checkout(const Git& git, const Work& w, const fs::path& common, Ear
         index_lost = true;
     }
     if (!index_lost && missing.empty()) {
-        if (auto tree = stage_listed(g, w, stage_rules(common), st.index_tree)) {
+        if (auto tree = listed_tree(g, w, common, st.index_tree)) {
             st.worktree_tree = *tree;
             return st;
         }

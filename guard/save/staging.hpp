@@ -26,7 +26,8 @@ struct NestedSave {
 // index (DESIGN §5.2): the files git's status found changed go in as their bytes on disk
 // (DESIGN §4.1.1, staging_raw.hpp: stage_listed), or, where only git's `add` can say how
 // (links, nested repositories, conflicts, hidden edits), `add` stages them and the changed
-// files are then replaced by their bytes; none of the repository's programs is run. The checkout's files, index, HEAD and branch are never written.
+// files are then replaced by their bytes; none of the repository's programs is run. The
+// checkout's files, index, HEAD and branch are never written.
 struct Staged {
     std::string worktree_tree;           // S's tree: the working state
     std::string index_tree;              // I's tree: the index, conflicts resolved to the working file

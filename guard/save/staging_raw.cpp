@@ -1,6 +1,7 @@
 // Saves are the bytes (DESIGN §4.1.1, §15). Most saves stage the paths git's status listed
-// straight from their files (stage_listed: hash-object --no-filters, update-index
-// --index-info). Otherwise git's `add` decides what changed and how
+// straight from their files (stage_listed: `update-index --add --remove` where no attribute
+// can reach them, else hash-object --no-filters and update-index --index-info). Otherwise
+// git's `add` decides what changed and how
 // (modes, symlinks, deletions, sparse and split indexes); it is run with every filter
 // driver emptied and no fsmonitor command, so it runs nothing of the repository's. Its
 // blobs are then replaced by the files' raw bytes: `hash-object --no-filters` and

@@ -217,11 +217,17 @@ for args in "diff" "status" "branch" "branch --show-current" "branch -a -v" "bra
         handoff_of $args)" "hooks off in GIT_CONFIG_COUNT: 'git $args', which moves no branch, left the fast path"
 done
 for args in "branch new-b" "branch -m a b" "commit -m x" "update-ref refs/heads/x HEAD" \
-    "symbolic-ref refs/heads/x refs/heads/main" "fetch origin" "push . HEAD:x" "checkout main" "cherry-pick x"; do
+    "symbolic-ref refs/heads/x refs/heads/main" "fetch origin" "checkout main" "cherry-pick x"; do
     # shellcheck disable=SC2086
     assert_ne "" "$(export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.hooksPath GIT_CONFIG_VALUE_0=/dev/null
         handoff_of $args)" "hooks off in GIT_CONFIG_COUNT: 'git $args', which may move a branch, was not forwarded"
 done
+# A local push: git clears GIT_CONFIG_COUNT for the receiving side (local_repo_env), so the
+# caller's hooks-off config that reaches it is a config file: the receive-pack the exec-path
+# mirror leads to the shim is forwarded.
+printf '[core]\n\thooksPath = /dev/null\n' >"$TEST_ROOT/hooks-off.gitconfig"
+assert_ne "" "$(export GIT_CONFIG_GLOBAL=$TEST_ROOT/hooks-off.gitconfig
+    handoff_of push . HEAD:x)" "hooks off in GIT_CONFIG_GLOBAL: the receive-pack of 'git push . HEAD:x', which may move a branch, was not forwarded"
 cd "$TEST_ROOT" || exit 1
 shim_off
 

@@ -85,14 +85,6 @@ void feed(const Git& git, const std::vector<std::string>& args, const std::vecto
     git.out(args, what, input);
 }
 
-std::string write_tree(const Git& git, const std::string& what)
-{
-    std::string id = first_line_of(git.out({"write-tree"}, what));
-    if (!is_oid(id))
-        throw Error(what + ": git write-tree gave no tree id");
-    return id;
-}
-
 // Excluded paths go back as HEAD has them (LESSONS 7: staged, then put back,
 // never named to `git add`).
 void restore_excluded(const Git& git, const Work& w)

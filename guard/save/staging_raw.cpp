@@ -88,7 +88,33 @@ std::string unreadable(const std::filesystem::path& path)
     return "";
 }
 
+// The blob ids of `files`' bytes on disk (hash-object -w --no-filters), one per file, in order.
+std::vector<std::string> hash_bytes(const Git& staged, const std::vector<Entry>& files)
+{
+    if (files.empty())
+        return {};
+    std::string paths;
+    for (const auto& e : files)
+        paths += quote_path_line(e.path) + "\n";
+    auto ids = split(staged.out({"hash-object", "-w", "--no-filters", "--stdin-paths"}, "save the files' bytes", paths), '\n');
+    if (ids.size() != files.size())
+        throw Error("save the files' bytes: git hash-object gave " + std::to_string(ids.size()) + " ids for " +
+                    std::to_string(files.size()) + " files");
+    for (size_t i = 0; i < files.size(); ++i)
+        if (!is_oid(ids[i]))
+            throw Error("save the files' bytes: git hash-object gave no id for " + files[i].path);
+    return ids;
+}
+
 } // namespace
+
+std::string write_tree(const Git& git, const std::string& what)
+{
+    std::string id = first_line_of(git.out({"write-tree"}, what));
+    if (!is_oid(id))
+        throw Error(what + ": git write-tree gave no tree id");
+    return id;
+}
 
 std::vector<std::string> missing_blob_entries(const Git& staged)
 {
@@ -148,8 +174,7 @@ std::optional<std::string> stage_listed(const Git& staged, const Work& w, const 
 {
     if (!w.unmerged.empty() || !w.nested.empty() || !w.hidden.empty() || !w.excluded.empty() || !w.note.empty())
         return std::nullopt;
-    std::string removed; // index-info lines: the gone files first, so a directory may take a file's place
-    std::vector<std::string> gone, links, all;
+    std::vector<std::string> gone, links, all; // all: the gone first, so a directory may take a file's place
     std::vector<Entry> files;
     for (const auto& c : w.changes) {
         if (c.kind == ChangeKind::ignored || c.kind == ChangeKind::unmerged || c.path == ".")
@@ -162,10 +187,8 @@ std::optional<std::string> stage_listed(const Git& staged, const Work& w, const 
         std::filesystem::path file = staged.work_tree() / c.path;
         struct stat st {};
         if (c.gone || (::lstat(file.c_str(), &st) != 0 && errno == ENOENT)) {
-            if (tracked) {
-                removed += "0 " + std::string(index_tree.size(), '0') + "\t" + c.path + std::string(1, '\0');
+            if (tracked)
                 gone.push_back(c.path);
-            }
             continue;
         }
         if (S_ISLNK(st.st_mode)) {
@@ -182,12 +205,12 @@ std::optional<std::string> stage_listed(const Git& staged, const Work& w, const 
                                             : (tracked ? c.mode : "100644");
         files.push_back({mode, "", c.path});
     }
-    if (files.empty() && removed.empty() && links.empty())
-        return index_tree;
     for (const auto* list : {&gone, &links})
         all.insert(all.end(), list->begin(), list->end());
     for (const auto& e : files)
         all.push_back(e.path);
+    if (all.empty())
+        return index_tree;
     if (!rules.autocrlf && no_attributes(staged, w, all)) {
         // No rule can rewrite these files: git's own staging writes their bytes, with
         // git's modes and links, in one git. The system and global attribute files are
@@ -204,28 +227,15 @@ std::optional<std::string> stage_listed(const Git& staged, const Work& w, const 
     } else {
         if (!links.empty())
             return std::nullopt; // git's add stages the links, the files' bytes then replace its blobs
-        std::string info = removed;
-        std::string paths;
-        for (const auto& e : files)
-            paths += quote_path_line(e.path) + "\n";
-        auto ids = files.empty() ? std::vector<std::string>{}
-                                 : split(staged.out({"hash-object", "-w", "--no-filters", "--stdin-paths"},
-                                                    "save the files' bytes", paths),
-                                         '\n');
-        if (ids.size() != files.size())
-            throw Error("save the files' bytes: git hash-object gave " + std::to_string(ids.size()) + " ids for " +
-                        std::to_string(files.size()) + " files");
-        for (size_t i = 0; i < files.size(); ++i) {
-            if (!is_oid(ids[i]))
-                throw Error("save the files' bytes: git hash-object gave no id for " + files[i].path);
+        std::string info; // mode 0 takes a path out of the index
+        for (const auto& path : gone)
+            info += "0 " + std::string(index_tree.size(), '0') + "\t" + path + std::string(1, '\0');
+        auto ids = hash_bytes(staged, files);
+        for (size_t i = 0; i < files.size(); ++i)
             info += files[i].mode + " " + ids[i] + "\t" + files[i].path + std::string(1, '\0');
-        }
         staged.out({"update-index", "-z", "--index-info"}, "record the files' bytes", info);
     }
-    std::string tree = first_line_of(staged.out({"write-tree"}, "write the files' bytes"));
-    if (!is_oid(tree))
-        throw Error("write the files' bytes: git write-tree gave no tree id");
-    return tree;
+    return write_tree(staged, "write the files' bytes");
 }
 
 std::vector<Unsaved> stage_raw(const Git& staged, const std::string& base, std::string& tree)
@@ -241,28 +251,17 @@ std::vector<Unsaved> stage_raw(const Git& staged, const std::string& base, std::
     }
     if (files.empty())
         return unsaved;
-    std::string paths;
-    for (const auto& e : files)
-        paths += quote_path_line(e.path) + "\n";
-    auto ids = split(staged.out({"hash-object", "-w", "--no-filters", "--stdin-paths"}, "save the files' bytes", paths), '\n');
-    if (ids.size() != files.size())
-        throw Error("save the files' bytes: git hash-object gave " + std::to_string(ids.size()) + " ids for " +
-                    std::to_string(files.size()) + " files");
+    auto ids = hash_bytes(staged, files);
     std::string info;
-    for (size_t i = 0; i < files.size(); ++i) {
-        if (!is_oid(ids[i]))
-            throw Error("save the files' bytes: git hash-object gave no id for " + files[i].path);
+    for (size_t i = 0; i < files.size(); ++i)
         // Where no conversion applied (most files), git staged the bytes already: the
         // index is rewritten only when some blob differs.
         if (ids[i] != files[i].id)
             info += files[i].mode + " " + ids[i] + "\t" + files[i].path + std::string(1, '\0');
-    }
     if (info.empty())
         return unsaved;
     staged.out({"update-index", "-z", "--index-info"}, "record the files' bytes", info);
-    tree = first_line_of(staged.out({"write-tree"}, "write the files' bytes"));
-    if (!is_oid(tree))
-        throw Error("write the files' bytes: git write-tree gave no tree id");
+    tree = write_tree(staged, "write the files' bytes");
     return unsaved;
 }
 

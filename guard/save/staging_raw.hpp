@@ -51,6 +51,9 @@ struct StageRules {
 std::optional<std::string> stage_listed(const Git& staged, const Work& work, const StageRules& rules,
                                         const std::string& index_tree);
 
+// The tree git's `write-tree` writes from `git`'s index; throws Error naming `what`.
+std::string write_tree(const Git& git, const std::string& what);
+
 // The paths of the index `staged` reads whose blob the object store lacks (an entry made
 // with a made-up id: `update-index --index-info` takes any). git's write-tree refuses them.
 std::vector<std::string> missing_blob_entries(const Git& staged);

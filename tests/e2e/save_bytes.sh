@@ -97,18 +97,24 @@ newest_save() {
             'map(select((.ref | startswith($p)) and ($r == "" or .reason == $r))) | sort_by(.ref) | last | .[$f] // ""'
 }
 
+# remove_and_restore NAME: copies the tree $TEST_ROOT/NAME to NAME.before, removes it with
+# `worktree remove --force`, and restores its newest save (its ref in $REF) into NAME.after.
+remove_and_restore() {
+    cp -a "$TEST_ROOT/$1" "$TEST_ROOT/$1.before"
+    run_cmd git -C "$REPO" worktree remove --force "$TEST_ROOT/$1"
+    assert_eq 0 "$RC" "worktree remove --force of $1 failed: $ERR"
+    REF=$(git_real -C "$REPO" for-each-ref --format='%(refname)' "refs/heads/stranded/$1/" | tail -n 1)
+    assert_ne "" "$REF" "worktree remove --force of $1 made no save: its work is lost"
+    restore_into "$REF" "$TEST_ROOT/$1.after"
+}
+
 shim_on "$TEST_ROOT/shim"
 
 section "worktree remove --force: the removed tree's files come back as their bytes"
 T=$TEST_ROOT/removed
 git -C "$REPO" worktree add -q -b removed "$T" main
 dirty "$T"
-cp -a "$T" "$TEST_ROOT/removed.before"
-run_cmd git -C "$REPO" worktree remove --force "$T"
-assert_eq 0 "$RC" "worktree remove --force failed: $ERR"
-REF=$(git_real -C "$REPO" for-each-ref --format='%(refname)' refs/heads/stranded/removed/ | tail -n 1)
-assert_ne "" "$REF" "worktree remove --force made no save"
-restore_into "$REF" "$TEST_ROOT/removed.after"
+remove_and_restore removed
 # shellcheck disable=SC2086
 same_bytes "worktree remove" "$TEST_ROOT/removed.before" "$TEST_ROOT/removed.after" "$REF" $TRACKED $UNTRACKED
 assert_eq "" "$(diff -r --exclude=.git "$TEST_ROOT/removed.before" "$TEST_ROOT/removed.after" 2>&1)" \
@@ -123,12 +129,7 @@ printf 'staged\r\nonly\r\n' >"$T/s-crlf.txt"
 printf '{"cells": 4,\n"outputs": ["staged"]}\n' >"$T/s.ipynb"
 printf 'changed\r\nthen staged\r\n' >"$T/crlf.txt"
 git_real -C "$T" add s-crlf.txt s.ipynb crlf.txt
-cp -a "$T" "$TEST_ROOT/staged.before"
-run_cmd git -C "$REPO" worktree remove --force "$T"
-assert_eq 0 "$RC" "worktree remove --force failed: $ERR"
-REF=$(git_real -C "$REPO" for-each-ref --format='%(refname)' refs/heads/stranded/staged/ | tail -n 1)
-assert_ne "" "$REF" "worktree remove --force of a tree with staged files made no save"
-restore_into "$REF" "$TEST_ROOT/staged.after"
+remove_and_restore staged
 same_bytes "staged, then removed" "$TEST_ROOT/staged.before" "$TEST_ROOT/staged.after" "$REF" s-crlf.txt s.ipynb crlf.txt
 
 for destroyer in "reset --hard" "checkout -- ."; do

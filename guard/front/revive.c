@@ -38,7 +38,23 @@ int watcher_is_dead(void)
         return 0;
     if (state_path(path, sizeof path, "watch/stopped") == 0 && access(path, F_OK) == 0)
         return 0;
-    return state_path(path, sizeof path, "repos") == 0 && stat(path, &st) == 0 && st.st_size > 0;
+    if (state_path(path, sizeof path, "repos") != 0 || stat(path, &st) != 0 || st.st_size <= 0)
+        return 0;
+    // A watcher that ended finding none of the registry's repositories left the registry's
+    // stamp (watch_loop.cpp, mark_idle): while the registry is as it was, none is started
+    // again (install and guarded calls still start one).
+    char stamp[96], idle[96];
+    snprintf(stamp, sizeof stamp, "%lld %lld %ld\n", (long long)st.st_size, (long long)st.st_mtim.tv_sec,
+             (long)st.st_mtim.tv_nsec);
+    if (state_path(path, sizeof path, "watch/idle") != 0)
+        return 1;
+    int idle_fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (idle_fd < 0)
+        return 1;
+    ssize_t got = read(idle_fd, idle, sizeof idle - 1);
+    close(idle_fd);
+    idle[got > 0 ? got : 0] = '\0';
+    return strcmp(idle, stamp) != 0;
 }
 
 // Whether `entry` (NAME=VALUE) is one of git's per-call variables (GIT_DIR, GIT_INDEX_FILE…),

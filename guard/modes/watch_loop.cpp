@@ -24,6 +24,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -242,6 +243,17 @@ std::chrono::milliseconds Watcher::next_wake() const
     return std::chrono::duration_cast<std::chrono::milliseconds>(std::max(wake - now, Clock::duration::zero()));
 }
 
+// The registry as this watcher last read it, for the shim's probe (front/revive.c): a
+// watcher that ends finding none of its repositories is not started again by every git
+// call while the registry stays as it is ("<size> <mtime s> <mtime ns>").
+void mark_idle()
+{
+    struct stat st {};
+    if (::stat(registry_file().c_str(), &st) != 0 || st.st_size == 0)
+        return;
+    std::ofstream(watch_dir() / "idle") << st.st_size << ' ' << st.st_mtim.tv_sec << ' ' << st.st_mtim.tv_nsec << '\n';
+}
+
 int Watcher::run()
 {
     reload();
@@ -254,6 +266,7 @@ int Watcher::run()
         std::error_code ec;
         if (!fs::exists(registry_file(), ec) || m_repos.empty()) {
             spdlog::info("watch: no guarded repository is left to watch: exiting");
+            mark_idle();
             break;
         }
         auto changed = m_inotify.wait(next_wake());
@@ -319,6 +332,7 @@ int run_watcher()
         return 1;
     }
     sweep_stale(dir);
+    fs::remove(dir / "idle", ec); // watching again: a later end marks it anew
     act_unattended(); // it runs nothing of any repository's (DESIGN §15): guard/git/quiet.hpp
     fs::remove(dir / "status", ec);
     try {

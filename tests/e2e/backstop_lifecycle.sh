@@ -102,6 +102,31 @@ assert_contains "$OUT" "FAIL  watcher: this repository is not in the watcher's r
     "doctor says ok when the registry no longer names the repository"
 assert_contains "$OUT" "fix: git guard install" "doctor's fix for an unregistered repository is not git guard install"
 
+section "every registered repository gone: the watcher ends, and no git call starts it again"
+# Each start would find nothing and end: before, every git call through the shim paid a
+# watcher's start in the background. A registry change (install) starts one again.
+GONE_HOME=$TEST_ROOT/gone-home
+GONE_LOG=$GONE_HOME/.local/share/git-guard/watch/watch.log
+mkdir -p "$GONE_HOME"
+git_real clone -q "$TEST_ROOT/repo.origin" "$GONE_HOME/clone"
+HOME=$GONE_HOME "$GUARD" -C "$GONE_HOME/clone" install --shim-dir "$GONE_HOME/shim" >/dev/null
+gone_running() { [ "$(HOME=$GONE_HOME "$GUARD" watch --status --json 2>/dev/null | jq -r .running)" = true ]; }
+poll 30 gone_running || fail "install started no watcher for the second HOME"
+rm -rf "$GONE_HOME/clone"
+poll 30 eval '! gone_running' || fail "the watcher outlived its only repository"
+starts=$(grep -c 'watch: watching' "$GONE_LOG")
+for i in 1 2 3; do
+    HOME=$GONE_HOME PATH="$GONE_HOME/shim:$PATH" git -C "$REPO" rev-parse HEAD >/dev/null
+    sleep 0.3
+done
+sleep 1
+assert_eq "$starts" "$(grep -c 'watch: watching' "$GONE_LOG")" \
+    "git calls through the shim started a watcher again and again for a registry whose repositories are all gone"
+git_real clone -q "$TEST_ROOT/repo.origin" "$GONE_HOME/clone2"
+HOME=$GONE_HOME "$GUARD" -C "$GONE_HOME/clone2" install --shim-dir "$GONE_HOME/shim" >/dev/null
+poll 30 gone_running || fail "install of a new repository did not start the watcher again"
+HOME=$GONE_HOME "$GUARD" watch --stop >/dev/null 2>&1
+
 section "a watcher started for a temporary HOME ends when that HOME is deleted"
 OTHER_HOME=$TEST_ROOT/tmp-home
 mkdir -p "$OTHER_HOME"

@@ -90,4 +90,12 @@ void read_head(const Git& git, Work& w, bool ask_top)
     read_branch(git, w, sym.status == 0 ? first_line_of(sym.out) : "");
 }
 
+void head_as_listed(const Git& git, Work& w, const std::string& head, const std::string& branch_ref)
+{
+    if (!is_oid(head) || head.find_first_not_of('0') == std::string::npos)
+        return read_head(git, w); // unborn, or not listed: asked of git
+    w.head = head;
+    read_branch(git, w, branch_ref);
+}
+
 } // namespace guard

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <string>
+
 namespace guard {
 
 class Git;
@@ -10,5 +12,10 @@ struct Work;
 // the tree at (`work.top`, "" when git cannot say), asked by the same git. One git when
 // HEAD resolves to a commit.
 void read_head(const Git& git, Work& work, bool ask_top = false);
+
+// HEAD as git's worktree list gave it (`head`, `branch_ref`), for a report over many
+// trees: no git of its own unless the listing named no commit (unborn: read_head) or a
+// rebase or bisect in progress names a branch. HEAD's tree is left unread.
+void head_as_listed(const Git& git, Work& work, const std::string& head, const std::string& branch_ref);
 
 } // namespace guard

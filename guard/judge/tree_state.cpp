@@ -232,7 +232,7 @@ fs::path git_dir_of(const fs::path& dir)
 }
 
 Work inspect_checkout(const fs::path& git_dir, const fs::path& root, const Settings& settings,
-                      const std::function<void(Work&)>& meanwhile, bool ask_top)
+                      const std::function<void(Work&)>& meanwhile, bool ask_top, const Worktree* listed)
 {
     Work w;
     w.path = root.string();
@@ -252,7 +252,7 @@ Work inspect_checkout(const fs::path& git_dir, const fs::path& root, const Setti
         // --sparse: a sparse index is listed as it is, its out-of-cone directories as one
         // entry each; without it git would expand the whole index for us.
         Git::Job listing = git.start({"ls-files", "--sparse", "-v", "-s", "-z"});
-        read_head(git, w, ask_top);
+        listed ? head_as_listed(git, w, listed->head, listed->branch_ref) : read_head(git, w, ask_top);
         if (meanwhile)
             meanwhile(w);
         RunResult r = status.wait();

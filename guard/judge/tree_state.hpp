@@ -13,9 +13,11 @@ std::filesystem::path git_dir_of(const std::filesystem::path& dir);
 // The working state of the repository whose git dir is `git_dir` checked out at
 // `root` (a tree, or a nested repository): `Work` without commits. `meanwhile` runs
 // while git's status and index listing run (HEAD is read by then): the commits' walk
-// costs no wall time of its own.
+// costs no wall time of its own. `ask_top`: also the root git opens it at (`work.top`).
+// `listed`: HEAD as git's worktree list gave it for this tree (head_as_listed), for a
+// report; none: HEAD read by git here.
 Work inspect_checkout(const std::filesystem::path& git_dir, const std::filesystem::path& root,
                       const Settings& settings, const std::function<void(Work&)>& meanwhile = {},
-                      bool ask_top = false);
+                      bool ask_top = false, const Worktree* listed = nullptr);
 
 } // namespace guard

@@ -150,17 +150,21 @@ void read_admin_index(const Worktree& tree, Work& w)
 
 } // namespace
 
-Work inspect_tree(const Worktree& tree, const Settings& settings, Listing* listing)
+Work inspect_tree(const Worktree& tree, const Settings& settings, Listing* listing, Use use)
 {
     std::error_code ec;
     if (tree.prunable || !fs::exists(tree.path / ".git", ec))
         check_readable(tree); // throws: git cannot read it
     fs::path common = common_of(tree.git_dir);
     // Everything here only reads, and nothing of it counts unless git opened the tree as
-    // itself: its root, asked with HEAD, proves it once git has answered.
+    // itself: its root, asked with HEAD, proves it once git has answered. A report acts
+    // on nothing: git's status of the tree, run with its admin entry and root named, is it.
+    bool act = use == Use::act;
     Work w = inspect_checkout(tree.git_dir, tree.path, settings,
-                              [&](Work& work) { collect_commits(common, tree, settings, work, listing); }, true);
-    check_readable(tree, w.top);
+                              [&](Work& work) { collect_commits(common, tree, settings, work, listing); }, act,
+                              act ? nullptr : &tree);
+    if (act)
+        check_readable(tree, w.top);
     w.path = tree.path.string();
     decide(w);
     return w;
@@ -223,7 +227,7 @@ std::vector<Work> inspect_paths(const Site& here, const std::vector<fs::path>& p
         trees = listing.trees;
     for (const auto& tree : trees)
         works.push_back(tree.prunable ? inspect_admin(common, tree, settings, &listing)
-                                      : inspect_tree(tree, settings, &listing));
+                                      : inspect_tree(tree, settings, &listing, Use::report));
     for (const auto& branch : branches) {
         std::string name = branch.starts_with("refs/heads/") ? branch.substr(11) : branch;
         RunResult tip = Git(common).run({"rev-parse", "-q", "--verify", "refs/heads/" + name});

@@ -81,7 +81,12 @@ struct Listing {
 // holds. Any error while deciding is work (verdict has_work, reason says why),
 // never "clean". Throws Error only when `tree` cannot be read as itself.
 // `listing`: the worktrees and refs read for this decision (none: read here).
-Work inspect_tree(const Worktree& tree, const Settings& settings, Listing* listing = nullptr);
+// `use`: `act` for a tree about to be destroyed or saved (HEAD and its tree asked of git
+// with the root git opens it at, the proof that git reads it as itself), `report` for
+// `git guard status` (HEAD as `tree` lists it: no git per tree beyond status and the
+// index listing; the save paths never take this).
+enum class Use { act, report };
+Work inspect_tree(const Worktree& tree, const Settings& settings, Listing* listing = nullptr, Use use = Use::act);
 
 // The commits that only the admin entry of `tree` still holds, for a tree git
 // can no longer read (a husk, or one `git worktree prune` would drop).

@@ -145,6 +145,43 @@ run_cmd git -C "$R" guard status --branch no-such-branch
 assert_ne 0 "$RC" "status of a missing branch fails"
 assert_contains "$ERR" "no-such-branch" "the missing branch is not named"
 
+section "status over many trees: per tree one status and one index listing, HEAD from git's worktree list"
+# issue 35 item 5: every tree's HEAD was asked again with a rev-parse of its own.
+for n in 1 2 3; do
+    git -C "$R" worktree add -q -b many$n "$TEST_ROOT/status/many$n"
+done
+git -C "$R" worktree add -q --detach "$TEST_ROOT/status/many-det" main
+git -C "$R" worktree add -q -b rebasing "$TEST_ROOT/status/rebasing" main
+printf 'theirs\n' >"$TEST_ROOT/status/rebasing/a.txt"
+git -C "$TEST_ROOT/status/rebasing" commit -qam theirs
+git -C "$R" branch -q onto main
+git -C "$R" worktree add -q "$TEST_ROOT/status/onto-tree" onto
+commit_file "$TEST_ROOT/status/onto-tree" a.txt ours
+git -C "$TEST_ROOT/status/rebasing" rebase -q onto >/dev/null 2>&1 || true
+[ -d "$(git -C "$TEST_ROOT/status/rebasing" rev-parse --git-path rebase-merge)" ] ||
+    [ -d "$(git -C "$TEST_ROOT/status/rebasing" rev-parse --git-path rebase-apply)" ] ||
+    fail "setup: the rebase did not stop at its conflict (the test below needs one in progress)"
+CALLS=$TEST_ROOT/status/calls
+printf '#!/bin/sh\nprintf "%%s\\n" "$*" >>"%s"\nexec "%s" "$@"\n' "$CALLS" "$REAL_GIT" >"$TEST_ROOT/status/logging-git"
+chmod +x "$TEST_ROOT/status/logging-git"
+: >"$CALLS"
+run_cmd env GIT_GUARD_REAL_GIT="$TEST_ROOT/status/logging-git" git -C "$R" guard status
+assert_eq 0 "$RC" "status over many trees exits 0"
+TREES=$(git -C "$R" worktree list --porcelain | grep -c '^worktree ')
+PER_TREE=$(grep -c -- '--work-tree=' "$CALLS")
+OTHER=$(grep -v -- '--work-tree=' "$CALLS" | grep -vc ' status --porcelain=v2 \| ls-files ' || true)
+# The tree mid-rebase asks for the tip of the branch being rebased (HEAD does not name it).
+assert_eq $((2 * TREES + 1)) "$PER_TREE" "git processes run in the trees (expected one status and one ls-files in each of $TREES, and the rebased branch's tip): $(grep -- '--work-tree=' "$CALLS" | sed 's/.* -c core.splitIndex=false //' | cut -c1-40 | sort | uniq -c | tr '\n' ';')"
+assert_eq 0 "$(grep -- '--work-tree=' "$CALLS" | grep -c 'HEAD^{commit}\|--show-toplevel')" "a tree's HEAD was asked again with rev-parse: $(grep -- '--work-tree=.*HEAD^{commit}' "$CALLS" | head -1)"
+assert_contains "$OUT" "$TEST_ROOT/status/many2 (many2): clean" "a clean tree among many is not named with its branch, or not clean"
+assert_contains "$OUT" "$TEST_ROOT/status/many-det (detached): clean" "a detached tree at main reads wrongly"
+assert_contains "$OUT" "$TEST_ROOT/status/rebasing (rebasing): has work" "a tree mid-rebase does not name the branch being rebased"
+assert_contains "$OUT" "$WT (wt): has work" "the tree with work reads wrongly among many"
+run_cmd git -C "$R" guard status --json
+assert_jq "$(printf '%s\n' "$OUT" | grep -F "\"path\":\"$TEST_ROOT/status/many-det\"")" \
+    ".head == \"$(git -C "$R" rev-parse main)\" and .branch == null" "the detached tree's head or branch is wrong in JSON"
+echo "($OTHER other git processes for $TREES trees)"
+
 # ------------------------------------------------------------------------------------
 section "save: the report, and its commands work when pasted"
 setup save

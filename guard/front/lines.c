@@ -171,29 +171,46 @@ enum line_kind next_line(const char** at, struct ref_line* l)
     return kind;
 }
 
+// Whether the ref, at `old`, is made symbolic by this update, naming a branch whose tip is
+// `old`: HEAD attached at a rebase's end, or by `checkout <branch>` from HEAD detached at
+// that branch's tip. The branch holds it.
+// Object ids compared; a line of the same transaction that moves or deletes the branch is
+// classified on its own, and the full binary judges the transaction with this line's
+// HEAD counted as holding nothing.
+static int attaches_to_its_tip(const struct ref_line* l, const char* old)
+{
+    const char* target = l->new_id + 4;
+    size_t length = l->new_length - 4;
+    char tip[80];
+    return has_prefix(target, length, "refs/heads/") && !is_reftable() &&
+           ref_value(s_common, s_git_dir, target, length, tip, sizeof tip) == k_ref_id && strcmp(tip, old) == 0;
+}
+
 // Whether an update provably leaves its old value held, proven without git: the ref is
-// new (absent now), was symbolic, keeps its value, or moves to a commit whose loose objects
-// reach the old value within 64 commits (a commit, a pull). Anything else (a packed
-// object, a longer fast-forward, a forced move, a symref conversion, reftable)
-// goes to the full binary, which asks git once for the whole transaction.
+// new (absent now), was symbolic, keeps its value, moves to a commit whose loose objects
+// reach the old value within 64 commits (a commit, a pull), or is HEAD attached to the
+// branch at its tip. Anything else (a packed object, a longer fast-forward, a forced move,
+// another symref conversion, reftable) goes to the full binary, which asks git once for
+// the whole transaction.
 static int harmless_update(const struct ref_line* l)
 {
     char old[80];
     if (!find_dirs())
         return 0;
+    int to_symref = has_prefix(l->new_id, l->new_length, "ref:");
     if (is_zero_id(l->old_id, l->old_length)) {
         // git did not check the old value (`update-ref <ref> <new>`, `branch -f`): read it.
         enum ref_state state = is_reftable() ? k_ref_unknown
                                              : ref_value(s_common, s_git_dir, l->ref, l->ref_length, old, sizeof old);
         if (state == k_ref_absent || state == k_ref_symbolic)
             return 1;
-        if (state != k_ref_id || strlen(old) != l->new_length)
+        if (state != k_ref_id || (!to_symref && strlen(old) != l->new_length))
             return 0;
     } else {
         snprintf(old, sizeof old, "%.*s", (int)l->old_length, l->old_id);
     }
-    if (has_prefix(l->new_id, l->new_length, "ref:"))
-        return 0;
+    if (to_symref)
+        return attaches_to_its_tip(l, old);
     return memcmp(old, l->new_id, l->new_length) == 0 || reaches(s_common, l->new_id, old, l->new_length, 64);
 }
 

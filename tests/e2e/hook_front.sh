@@ -100,6 +100,21 @@ in_both "a fast-forward by three loose commits" sh -c 'c=$(git rev-parse HEAD); 
 assert_eq 0 "$STARTED" "a fast-forward the front end can prove from loose objects did not start git-guard"
 in_both "a forced move" git update-ref refs/heads/new HEAD
 assert_eq 1 "$STARTED" "a forced move (the old tip is no ancestor of the new) started git-guard once"
+ON_BRANCH=$(git_real -C "$REPO" symbolic-ref --short HEAD)
+in_both "HEAD detached at x" git checkout -q --detach x
+in_both "HEAD attached to x, the branch at the commit HEAD was detached at" git checkout -q x
+assert_eq 0 "$STARTED" "attaching HEAD to the branch whose tip it was detached at (a rebase's end) started git-guard: the branch holds that commit"
+# git 2.46+ reports HEAD's symref update to the hook ("<old> ref:refs/heads/x HEAD"); older
+# git does not, and a checkout that leaves a detached commit is the shim's to judge there.
+SYMREF_LINES=$(cat "$TWIN"/chained.*.in | grep -c ' ref:refs/heads/x HEAD$' || true)
+in_both "a commit on a detached HEAD" sh -c 'git checkout -q --detach x && git commit -q --allow-empty -m detached-only'
+in_both "HEAD attached to x, leaving the detached commit" git checkout -q x
+if [ "$SYMREF_LINES" -gt 0 ]; then
+    assert_eq 1 "$STARTED" "attaching HEAD to a branch away from a commit only the detached HEAD held did not start git-guard once"
+else
+    echo "  (this git reports no symref update to the hook: the check that leaving a detached commit starts git-guard needs git 2.46+)"
+fi
+in_both "back to $ON_BRANCH" git checkout -q "$ON_BRANCH"
 commit_file "$TEST_ROOT/origin" c.txt c
 git_real -C "$TEST_ROOT/origin" tag v2
 git_real -C "$TEST_ROOT/origin" branch fresh

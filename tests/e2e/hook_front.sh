@@ -100,6 +100,18 @@ in_both "a fast-forward by three loose commits" sh -c 'c=$(git rev-parse HEAD); 
 assert_eq 0 "$STARTED" "a fast-forward the front end can prove from loose objects did not start git-guard"
 in_both "a forced move" git update-ref refs/heads/new HEAD
 assert_eq 1 "$STARTED" "a forced move (the old tip is no ancestor of the new) started git-guard once"
+in_both "a fast-forward by three packed commits" sh -c 'c=$(git rev-parse refs/heads/new); for i in 1 2 3; do
+    c=$(git commit-tree -p "$c" -m "packed $i" "HEAD^{tree}"); done; git branch -f packed-tip "$c" &&
+    git repack -adq && git prune-packed && git update-ref refs/heads/new "$c"'
+assert_eq 0 "$STARTED" "a fast-forward to commits git packed (a pull's, a rebase's) started git-guard: the front end reads commits in packs too"
+assert_ne 0 "$(git_real -C "$REPO" verify-pack -v "$REPO"/.git/objects/pack/*.idx | grep -c '^[0-9a-f]* commit .* [0-9a-f]\{40\}$' || true)" \
+    "setup: git stored no commit of that pack as a delta (the check above did not read one)"
+in_both "a fast-forward by three commits packed as deltas named by id" sh -c 'c=$(git rev-parse refs/heads/new); for i in 1 2 3; do
+    c=$(git commit-tree -p "$c" -m "by id $i" "HEAD^{tree}"); done; git branch -f packed-tip "$c" &&
+    git -c repack.useDeltaBaseOffset=false repack -adq && git prune-packed && git update-ref refs/heads/new "$c"'
+assert_eq 0 "$STARTED" "a fast-forward to commits packed as deltas on a base named by id started git-guard"
+in_both "a forced move between packed commits" sh -c 'git repack -adq && git prune-packed && git update-ref refs/heads/new "$(git rev-parse refs/heads/new~2)"'
+assert_eq 1 "$STARTED" "a forced move back to a packed ancestor (the tip is left on no branch) did not start git-guard once"
 ON_BRANCH=$(git_real -C "$REPO" symbolic-ref --short HEAD)
 in_both "HEAD detached at x" git checkout -q --detach x
 in_both "HEAD attached to x, the branch at the commit HEAD was detached at" git checkout -q x

@@ -88,8 +88,10 @@ run() { # MODE SCRIPT: git's summary lines, on one line
 echo "git: $("$real/git" --version); git-guard: $bin"
 for mode in "${modes[@]}"; do
     if [[ $mode == guarded ]]; then
-        # Before test-lib's own `git init`, so the trash repository gets the hook too.
-        sed "s|^GIT_TEMPLATE_DIR=\"\$GIT_TEST_TEMPLATE_DIR\"\$|&\n$line|" "$shim/test-lib.sh.orig" >"$lib"
+        # Before test-lib's own `git init`, so the trash repository gets the hook too (the
+        # line is GIT_TEMPLATE_DIR="$GIT_TEST_TEMPLATE_DIR" on newer git, the built
+        # templates/blt on 2.39).
+        sed "s|^GIT_TEMPLATE_DIR=.*\$|&\n$line|" "$shim/test-lib.sh.orig" >"$lib"
         grep -q 'GIT_CONFIG_KEY_[0-9]*=guard.enabled' "$lib" || { echo "git_suite: cannot find test-lib.sh's GIT_TEMPLATE_DIR" >&2; exit 1; }
         # A script's own reference-transaction hook goes where install puts a user's hook:
         # chained behind git-guard's (test_hook writes, disables and removes that file).

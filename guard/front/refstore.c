@@ -275,6 +275,8 @@ static int find_packed(const struct pack_dir* d, const unsigned char* want, size
         uint32_t total = be32(idx + 8 + 255 * 4);
         uint32_t lo = want[0] ? be32(idx + 8 + (want[0] - 1) * 4) : 0, hi = be32(idx + 8 + want[0] * 4);
         const unsigned char* ids = idx + 8 + 1024;
+        if (hi > total || lo > hi)
+            return -1; // a fan-out no index of git's has
         while (lo < hi) {
             uint32_t mid = lo + (hi - lo) / 2;
             int cmp = memcmp(ids + (size_t)mid * hash, want, hash);
@@ -422,15 +424,14 @@ static long unpack_at(const struct pack_dir* d, int p, uint64_t offset, size_t h
         at += hash;
     }
     unsigned char* delta = kind && depth > 0 ? malloc(size ? size : 1) : NULL;
-    unsigned char* base = delta ? malloc(k_most_object) : NULL;
-    long base_size = -1;
-    if (base && inflate_all(at, (size_t)(end - at), delta, size) == 0)
-        base_size = unpack_at(d, base_pack, base_offset, hash, base, type, depth - 1);
+    int inflated = delta && inflate_all(at, (size_t)(end - at), delta, size) == 0;
+    free(stored); // before the base is read: a chain holds one delta per step, not its pack bytes
+    unsigned char* base = inflated ? malloc(k_most_object) : NULL;
+    long base_size = base ? unpack_at(d, base_pack, base_offset, hash, base, type, depth - 1) : -1;
     if (base_size >= 0)
         result = apply_delta(base, (size_t)base_size, delta, size, out, k_most_object);
     free(base);
     free(delta);
-    free(stored);
     return result;
 }
 

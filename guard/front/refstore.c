@@ -216,7 +216,7 @@ struct pack_dir {
     struct {
         const unsigned char* idx;
         size_t size;
-        char pack[k_path_max + 300];
+        char name[96]; // pack-<id>.pack: git's names; a longer one is not read
     } packs[k_most_packs];
 };
 
@@ -234,7 +234,7 @@ static void map_packs(struct pack_dir* d, size_t hash)
     d->count = 0;
     for (struct dirent* e; dir && (e = readdir(dir));) {
         size_t n = strlen(e->d_name);
-        if (n < 5 || strcmp(e->d_name + n - 4, ".idx") != 0)
+        if (n < 5 || n > 90 || strcmp(e->d_name + n - 4, ".idx") != 0)
             continue;
         if (d->count == k_most_packs) {
             d->count = -1;
@@ -257,8 +257,7 @@ static void map_packs(struct pack_dir* d, size_t hash)
         }
         d->packs[d->count].idx = idx;
         d->packs[d->count].size = (size_t)st.st_size;
-        snprintf(d->packs[d->count].pack, sizeof d->packs[d->count].pack, "%.*s/pack/%.*s.pack", dir_length,
-                 d->dir, (int)(n - 4 < 250 ? n - 4 : 250), e->d_name);
+        snprintf(d->packs[d->count].name, sizeof d->packs[d->count].name, "%.*s.pack", (int)(n - 4), e->d_name);
         ++d->count;
     }
     if (dir)
@@ -383,7 +382,9 @@ static long unpack_at(const struct pack_dir* d, int p, uint64_t offset, size_t h
 {
     unsigned char* stored = malloc(k_most_object + 1024);
     long result = -1;
-    int fd = stored ? open(d->packs[p].pack, O_RDONLY | O_CLOEXEC) : -1;
+    char path[k_path_max + 128];
+    snprintf(path, sizeof path, "%.*s/pack/%s", (int)strnlen(d->dir, k_path_max - 1), d->dir, d->packs[p].name);
+    int fd = stored ? open(path, O_RDONLY | O_CLOEXEC) : -1;
     ssize_t n = fd >= 0 ? pread(fd, stored, k_most_object + 1024, (off_t)offset) : -1;
     if (fd >= 0)
         close(fd);

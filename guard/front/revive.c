@@ -22,6 +22,31 @@ static int state_path(char* out, size_t size, const char* name)
                                                                                                         : -1;
 }
 
+// Whether a repository the registry at `registry` names (one common dir per line) exists:
+// its objects/ directory is there. A registry too large to read here counts as naming one.
+static int registered_repository_exists(const char* registry)
+{
+    static char text[1 << 16];
+    char objects[k_path_max + 16];
+    int fd = open(registry, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t got = read(fd, text, sizeof text - 1);
+    close(fd);
+    if (got < 0 || (size_t)got == sizeof text - 1)
+        return 1;
+    text[got] = '\0';
+    struct stat st;
+    for (char *line = text, *end; *line; line = end + (*end != '\0')) {
+        end = strchr(line, '\n');
+        end = end ? end : line + strlen(line);
+        if (end > line && snprintf(objects, sizeof objects, "%.*s/objects", (int)(end - line), line) < (int)sizeof objects &&
+            stat(objects, &st) == 0 && S_ISDIR(st.st_mode))
+            return 1;
+    }
+    return 0;
+}
+
 int watcher_is_dead(void)
 {
     char path[k_path_max];
@@ -54,7 +79,11 @@ int watcher_is_dead(void)
     ssize_t got = read(idle_fd, idle, sizeof idle - 1);
     close(idle_fd);
     idle[got > 0 ? got : 0] = '\0';
-    return strcmp(idle, stamp) != 0;
+    if (strcmp(idle, stamp) != 0)
+        return 1;
+    // The stamp says the registry is unchanged, not that its repositories are still gone:
+    // one made again at a path it names (a workspace re-cloned) is watched at once.
+    return state_path(path, sizeof path, "repos") != 0 || registered_repository_exists(path);
 }
 
 // Whether `entry` (NAME=VALUE) is one of git's per-call variables (GIT_DIR, GIT_INDEX_FILE…),

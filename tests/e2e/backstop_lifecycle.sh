@@ -122,6 +122,13 @@ done
 sleep 1
 assert_eq "$starts" "$(grep -c 'watch: watching' "$GONE_LOG")" \
     "git calls through the shim started a watcher again and again for a registry whose repositories are all gone"
+# The registry unchanged, but a repository made again at a path it names (an agent's
+# workspace re-cloned, a system-wide install's guard.enabled): the next git call watches it.
+git_real clone -q "$TEST_ROOT/repo.origin" "$GONE_HOME/clone"
+HOME=$GONE_HOME PATH="$GONE_HOME/shim:$PATH" git -C "$REPO" rev-parse HEAD >/dev/null
+poll 30 gone_running || fail "a repository made again at a registered path stays unwatched: no git call starts the watcher (a libgit2 deletion there would be lost)"
+HOME=$GONE_HOME "$GUARD" watch --stop >/dev/null 2>&1
+rm -f "$GONE_HOME/.local/share/git-guard/watch/stopped" # this test's stop, not a user's: install below starts it
 git_real clone -q "$TEST_ROOT/repo.origin" "$GONE_HOME/clone2"
 HOME=$GONE_HOME "$GUARD" -C "$GONE_HOME/clone2" install --shim-dir "$GONE_HOME/shim" >/dev/null
 poll 30 gone_running || fail "install of a new repository did not start the watcher again"

@@ -5,6 +5,7 @@
 #include "guard/git/git.hpp"
 #include "guard/git/process.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 
@@ -18,7 +19,8 @@ namespace guard {
 namespace {
 
 struct CachedConfig {
-    std::string stamp; // the repository's config files as they were when read
+    std::string stamp;           // the config files as they were when read
+    std::vector<fs::path> files; // what git read beyond config_files(): listed origins, includes
     ConfigEntries entries;
 };
 
@@ -28,20 +30,46 @@ std::map<fs::path, CachedConfig>& config_cache()
     return cache;
 }
 
-// Inode, size and change time of the config files git reads for `git_dir` itself: a
-// write to them (by this process or another) asks git again.
-std::string config_stamp(const fs::path& git_dir)
+// Device, inode, size and change time of each of `files` ("" for one that is missing).
+std::string files_stamp(const std::vector<fs::path>& files)
 {
     std::string stamp;
-    for (const fs::path& file : {git_dir / "config", git_dir / "config.worktree", common_of(git_dir) / "config"}) {
+    for (const fs::path& file : files) {
         struct stat st {};
         if (::stat(file.c_str(), &st) == 0)
-            stamp += std::to_string(st.st_ino) + ":" + std::to_string(st.st_size) + ":" +
-                     std::to_string(st.st_ctim.tv_sec) + "." + std::to_string(st.st_ctim.tv_nsec);
+            stamp += std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino) + ":" + std::to_string(st.st_size) +
+                     ":" + std::to_string(st.st_ctim.tv_sec) + "." + std::to_string(st.st_ctim.tv_nsec);
         stamp += ";";
     }
     return stamp;
 }
+
+std::string env_or(const char* name, const std::string& fallback)
+{
+    const char* value = std::getenv(name);
+    return value && *value ? value : fallback;
+}
+
+// The files git reads for `git_dir` whatever they hold: the repository's own and its
+// tree's, the global ones (GIT_CONFIG_GLOBAL, else ~/.gitconfig and the XDG file) and the
+// system one. A file made where none was changes the stamp too.
+std::vector<fs::path> config_files(const fs::path& git_dir)
+{
+    std::vector<fs::path> files{git_dir / "config", git_dir / "config.worktree", common_of(git_dir) / "config"};
+    std::string home = env_or("HOME", "");
+    if (const char* global = std::getenv("GIT_CONFIG_GLOBAL"))
+        files.emplace_back(global);
+    else if (!home.empty())
+        files.insert(files.end(), {fs::path(home) / ".gitconfig",
+                                   fs::path(env_or("XDG_CONFIG_HOME", home + "/.config")) / "git" / "config"});
+    if (!std::getenv("GIT_CONFIG_NOSYSTEM"))
+        files.emplace_back(env_or("GIT_CONFIG_SYSTEM", "/etc/gitconfig"));
+    return files;
+}
+
+// The stamp of the config files git reads for `git_dir` itself: a write to one of them
+// (by this process or another) asks git again.
+std::string config_stamp(const fs::path& git_dir) { return files_stamp(config_files(git_dir)); }
 
 // git `args` on `git_dir`: bounded by `deadline` when there is one (the hook).
 RunResult ask(const fs::path& git_dir, const std::vector<std::string>& args, Deadline deadline)
@@ -146,35 +174,73 @@ bool plain(const std::string& raw, const std::string& type)
     return !raw.empty() && raw.size() < 10 && raw.find_first_not_of("0123456789") == std::string::npos;
 }
 
+// The file an include entry (`key` include.path or includeif.<condition>.path) of the file
+// `origin` names, as git resolves it: `~/` is the home directory, a relative path is
+// relative to `origin`'s directory. Every include counts, whether its condition holds or not.
+std::optional<fs::path> included_file(const std::string& key, const std::string& value, const fs::path& origin)
+{
+    if (!(key == "include.path" || (key.starts_with("includeif.") && key.ends_with(".path"))) || value.empty())
+        return std::nullopt;
+    if (value.starts_with("~/"))
+        return fs::path(env_or("HOME", "")) / value.substr(2);
+    return origin.parent_path() / value;
+}
+
+// `git config -z --show-origin` output as entries, and in `files` what git read them from
+// beyond `fixed` (config_files()): a file that set a listed key, and every included file.
+ConfigEntries listed_entries(const std::string& out, const std::vector<fs::path>& fixed, std::vector<fs::path>& files)
+{
+    ConfigEntries entries;
+    auto words = split(out);
+    for (size_t i = 0; i + 1 < words.size(); i += 2) {
+        fs::path origin = words[i].starts_with("file:") ? fs::path(words[i].substr(5)) : fs::path();
+        auto entry = config_entry(words[i + 1]);
+        if (!origin.empty())
+            files.push_back(origin);
+        if (auto included = included_file(entry.first, entry.second, origin))
+            files.push_back(*included);
+        else
+            entries.push_back(std::move(entry));
+    }
+    std::erase_if(files, [&](const fs::path& f) { return std::find(fixed.begin(), fixed.end(), f) != fixed.end(); });
+    std::sort(files.begin(), files.end());
+    files.erase(std::unique(files.begin(), files.end()), files.end());
+    return entries;
+}
+
 } // namespace
 
 const ConfigEntries& guard_config(const fs::path& git_dir, Deadline deadline)
 {
     auto& cache = config_cache();
-    std::string stamp = config_stamp(git_dir);
-    if (auto it = cache.find(git_dir); it != cache.end() && it->second.stamp == stamp)
+    std::vector<fs::path> fixed = config_files(git_dir);
+    std::string stamp = files_stamp(fixed);
+    if (auto it = cache.find(git_dir); it != cache.end() && it->second.stamp == stamp + files_stamp(it->second.files))
         return it->second.entries;
     if (auto handed = handed_config(git_dir))
-        return (cache[git_dir] = {stamp, std::move(*handed)}).entries;
-    RunResult r = ask(git_dir, {"config", "-z", "--get-regexp",
-                                "^(guard|hook|filter)\\.|^remote\\..*\\.(mirror|fetch)$|^core\\.(fsmonitor|hookspath|filemode|autocrlf)$"},
+        return (cache[git_dir] = {stamp, {}, std::move(*handed)}).entries;
+    RunResult r = ask(git_dir, {"config", "-z", "--show-origin", "--get-regexp",
+                                "^(guard|hook|filter)\\.|^remote\\..*\\.(mirror|fetch)$|^core\\.(fsmonitor|hookspath|filemode|autocrlf)$|"
+                                "^include\\.path$|^includeif\\..*\\.path$"},
                       deadline);
     // Nothing listed when git cannot read them: every key reads as unset, as from git.
-    ConfigEntries entries;
-    for (const auto& word : split(r.out))
-        entries.push_back(config_entry(word));
+    std::vector<fs::path> files;
+    ConfigEntries entries = listed_entries(r.out, fixed, files);
     if (r.status != 0 && r.status != 1) { // not read (1: none set): asked again next time
         static ConfigEntries unread;
         return unread = std::move(entries);
     }
-    return (cache[git_dir] = {stamp, std::move(entries)}).entries;
+    // The listed and included files are stamped after git read them: one changed in that
+    // instant is read again only at its next change.
+    std::string read_from = files_stamp(files);
+    return (cache[git_dir] = {stamp + read_from, std::move(files), std::move(entries)}).entries;
 }
 
 void forget_config() { config_cache().clear(); }
 
 void remember_config(const fs::path& git_dir, ConfigEntries entries)
 {
-    config_cache()[git_dir] = {config_stamp(git_dir), std::move(entries)};
+    config_cache()[git_dir] = {config_stamp(git_dir), {}, std::move(entries)};
 }
 
 void accept_handoff_from(std::string identity) { accepted_sender() = std::move(identity); }

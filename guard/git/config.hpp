@@ -32,10 +32,11 @@ using Deadline = std::optional<std::chrono::steady_clock::time_point>;
 // and `fetch` entries, the filter.* and core.fsmonitor entries (the programs a save
 // must not run, DESIGN §4.1.1), core.fileMode and core.autocrlf (how git stages a file),
 // as git lists them (keys as `config --get-regexp` prints them;
-// a valueless key lists as ""), read once per process while the repository's config
-// files stay as they are: one decision reads the settings, the hook's keys, the hooks to
-// turn off and guard.onSave from one git. forget_config() drops what was read (after
-// install changes them).
+// a valueless key lists as ""), read once per process while the config files git read
+// them from stay as they are (the repository's, the global and system ones, and what
+// they include): one decision reads the settings, the hook's keys, the hooks to turn off
+// and guard.onSave from one git. forget_config() drops what was read (after install
+// changes them).
 using ConfigEntries = std::vector<std::pair<std::string, std::string>>;
 // One entry as `git config -z --get-regexp` writes it: "key\nvalue", or "key" (valueless).
 std::pair<std::string, std::string> config_entry(const std::string& word);

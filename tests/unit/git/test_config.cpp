@@ -27,6 +27,7 @@ struct Handoff {
         ::unsetenv("GIT_GUARD_CONFIG");
         ::unsetenv("GIT_CONFIG_PARAMETERS");
         ::unsetenv("GIT_TRACE");
+        ::unsetenv("GIT_CONFIG_GLOBAL");
         guard::forget_config();
         // The hook takes a listing only from the git that runs it: here, this process.
         guard::accept_handoff_from(guard::process_identity(::getpid()));
@@ -139,6 +140,29 @@ BOOST_FIXTURE_TEST_CASE(a_listing_that_would_weaken_the_guard_is_ignored, Handof
         BOOST_TEST(!value_of(read, "guard.baseref"));
         BOOST_TEST(!value_of(read, "guard.exclude"));
     }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// A process that lives long (the watcher, for days) reads the listing again when a file git
+// read it from changed: the global file, a file it includes.
+BOOST_AUTO_TEST_SUITE(guard_config_reread)
+
+BOOST_FIXTURE_TEST_CASE(a_change_in_the_global_or_an_included_file_is_read, Handoff)
+{
+    TempRepo repo;
+    fs::path git_dir = repo.path() / ".git";
+    fs::path global = repo.root() / "global.cfg", included = repo.root() / "included.cfg";
+    guard::test::write_file(global, "[include]\n\tpath = included.cfg\n");
+    guard::test::write_file(included, "[guard]\n\tkeepIgnored = one\n");
+    ::setenv("GIT_CONFIG_GLOBAL", global.c_str(), 1);
+    auto kept = [&] { return value_of(guard::guard_config(git_dir), "guard.keepignored").value_or("(unset)"); };
+    BOOST_TEST(kept() == "one");
+    // Each rewrite changes the size: the stamp differs even within one tick of the file clock.
+    guard::test::write_file(included, "[guard]\n\tkeepIgnored = three\n");
+    BOOST_TEST(kept() == "three", "a change in an included config file was not read: the listing before it was kept");
+    guard::test::write_file(global, "[include]\n\tpath = included.cfg\n[guard]\n\tkeepIgnored = four\n");
+    BOOST_TEST(kept() == "four", "a change in the global config file was not read: the listing before it was kept");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

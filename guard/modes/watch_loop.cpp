@@ -30,6 +30,7 @@
 #include <cstdio>
 #include <fstream>
 #include <memory>
+#include <sstream>
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
@@ -65,13 +66,14 @@ private:
     void tree_changed(const std::string& key);
     void rewalk();
     void read(const std::string& key);
-    void write_status() const;
+    void write_status();
     std::chrono::milliseconds next_wake() const;
 
     Inotify m_inotify;
     std::map<std::string, std::unique_ptr<RepoWatch>> m_repos;
     Snapshots m_snapshots;
     std::string m_last_event;
+    std::string m_status; // the status file as last written
     Clock::time_point m_next_poll = Clock::now();
     std::set<std::string> m_armed;  // "<common>\n<id>\n<path>": trees whose directories were walked
     std::set<std::string> m_rewalk; // tree keys with events since their last walk
@@ -208,24 +210,28 @@ void Watcher::read(const std::string& key)
     // changed in them before they were watched is read once more.
     for (int i = 0; i < 3 && arm(*it->second); ++i)
         it->second->scan();
+    m_snapshots.learn(*it->second); // a write to its config is an event in its git dir
     arm_trees(*it->second);
 }
 
-void Watcher::write_status() const
+// Written when what it says changed, never at a wake that changed nothing.
+void Watcher::write_status()
 {
+    std::ostringstream text;
+    text << "pid=" << ::getpid() << "\nrepositories=" << m_repos.size() << "\nlast_event=" << m_last_event
+         << "\nlast_snapshot=" << m_snapshots.last() << "\nsnapshot_interval=" << m_snapshots.interval()
+         << "\npolling=" << m_inotify.polling() << "\nwatches=" << m_inotify.watches() << "\n";
+    for (const auto& [name, repo] : m_repos)
+        text << "repo=" << name << "\n";
+    if (text.str() == m_status)
+        return;
     fs::path file = watch_dir() / "status";
     fs::path tmp = watch_dir() / ("status." + std::to_string(::getpid()) + ".tmp");
-    {
-        std::ofstream out(tmp, std::ios::trunc);
-        out << "pid=" << ::getpid() << "\nrepositories=" << m_repos.size() << "\nlast_event=" << m_last_event
-            << "\nlast_snapshot=" << m_snapshots.last() << "\nsnapshot_interval=" << m_snapshots.interval()
-            << "\npolling=" << m_inotify.polling()
-            << "\nwatches=" << m_inotify.watches() << "\n";
-        for (const auto& [name, repo] : m_repos)
-            out << "repo=" << name << "\n";
-    }
+    std::ofstream(tmp, std::ios::trunc) << text.str();
     std::error_code ec;
     fs::rename(tmp, file, ec);
+    if (!ec)
+        m_status = text.str();
 }
 
 std::chrono::milliseconds Watcher::next_wake() const
@@ -240,7 +246,8 @@ std::chrono::milliseconds Watcher::next_wake() const
             wake = std::min(wake, *retry);
     if (!m_rewalk.empty())
         wake = std::min(wake, m_next_rewalk);
-    return std::chrono::duration_cast<std::chrono::milliseconds>(std::max(wake - now, Clock::duration::zero()));
+    // Rounded up: a wake a fraction of a millisecond early finds nothing due and sleeps again.
+    return std::chrono::ceil<std::chrono::milliseconds>(std::max(wake - now, Clock::duration::zero()));
 }
 
 // The registry as this watcher last read it, for the shim's probe (front/revive.c): a

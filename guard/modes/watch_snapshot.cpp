@@ -142,16 +142,17 @@ bool Snapshots::snapshot_tree(const fs::path& common, const std::string& id, con
 void Snapshots::take(const std::map<std::string, std::unique_ptr<RepoWatch>>& repos)
 {
     auto now = Clock::now();
+    if (now >= m_due)
+        learn_interval(repos); // a tick: the config files are looked at, and read if they changed
     m_due = now + std::chrono::hours(24);
-    learn_interval(repos);
     for (const auto& [name, repo] : repos) {
-        long long interval = snapshot_interval(repo->common());
+        long long interval = interval_of(*repo);
+        if (interval <= 0)
+            continue;
         for (const auto& [id, tree] : repo->trees()) {
-            auto& due = m_next[name + "\n" + id];
-            if (interval <= 0)
-                continue;
+            std::string key = name + "\n" + id;
+            auto& due = m_next[key];
             if (due == Clock::time_point{} || now >= due) {
-                std::string key = name + "\n" + id;
                 try {
                     if (!unchanged(key, tree) && snapshot_tree(repo->common(), id, tree))
                         m_last = utc_millis("%Y-%m-%dT%H:%M:%S");
@@ -160,11 +161,19 @@ void Snapshots::take(const std::map<std::string, std::unique_ptr<RepoWatch>>& re
                     // A full disk or a tree mid-change: said once per interval, tried again at the next.
                     spdlog::warn("watch: cannot snapshot {}: {}", tree.path.string(), e.what());
                 }
-                due = now + std::chrono::seconds(interval);
+                due = tick_after(now, interval);
             }
             m_due = std::min(m_due, due);
         }
     }
+}
+
+// The first point of the `interval` grid after `now`: every tree of one interval is due at
+// the same instant, so 250 trees cost one wake per interval, not 250 spread over it.
+Clock::time_point Snapshots::tick_after(Clock::time_point now, long long interval) const
+{
+    auto period = std::chrono::seconds(interval);
+    return m_epoch + ((now - m_epoch) / period + 1) * period;
 }
 
 // An unchanged tree costs no git: every directory watched, no event since the last check,
@@ -178,13 +187,40 @@ bool Snapshots::unchanged(const std::string& key, const KnownTree& tree)
     return same;
 }
 
+long long Snapshots::interval_of(const RepoWatch& repo)
+{
+    auto known = m_intervals.find(repo.common().string());
+    if (known != m_intervals.end())
+        return known->second;
+    learn(repo);
+    return m_intervals[repo.common().string()];
+}
+
+void Snapshots::learn(const RepoWatch& repo)
+{
+    // guard_config asks git only when a config file it read changed: otherwise a few stats.
+    long long interval = snapshot_interval(repo.common());
+    auto [known, fresh] = m_intervals.try_emplace(repo.common().string(), interval);
+    if (fresh || known->second == interval)
+        return;
+    known->second = interval;
+    std::string prefix = repo.common().string() + "\n";
+    std::erase_if(m_next, [&](const auto& e) { return e.first.starts_with(prefix); }); // checked now, then on the new grid
+}
+
 void Snapshots::learn_interval(const std::map<std::string, std::unique_ptr<RepoWatch>>& repos)
 {
-    long long shortest = 0; // the polling fallback reads the ref store this often
     for (const auto& [name, repo] : repos)
-        if (long long interval = snapshot_interval(repo->common()); interval > 0 && (shortest == 0 || interval < shortest))
+        learn(*repo);
+}
+
+long long Snapshots::interval() const
+{
+    long long shortest = 0; // the polling fallback reads the ref store this often
+    for (const auto& [common, interval] : m_intervals)
+        if (interval > 0 && (shortest == 0 || interval < shortest))
             shortest = interval;
-    m_interval = shortest > 0 ? shortest : 60;
+    return shortest > 0 ? shortest : 60;
 }
 
 void Snapshots::forget(const std::string& common)
@@ -196,6 +232,7 @@ void Snapshots::forget(const std::string& common)
     erase(m_dirty);
     erase(m_watched);
     erase(m_seen);
+    m_intervals.erase(common);
 }
 
 } // namespace guard

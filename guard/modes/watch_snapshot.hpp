@@ -16,10 +16,14 @@ namespace guard {
 class Snapshots {
 public:
     // Snapshots every tree whose interval has passed and that changed since its last
-    // snapshot; an unchanged tree costs a status-like comparison and writes nothing.
+    // snapshot; an unchanged tree costs a status-like comparison and writes nothing. The
+    // trees of one interval are due together, on one grid (one wake for all of them).
     void take(const std::map<std::string, std::unique_ptr<RepoWatch>>& repos);
     // Reads each repository's guard.snapshotInterval for interval(), without snapshotting.
     void learn_interval(const std::map<std::string, std::unique_ptr<RepoWatch>>& repos);
+    // Reads `repo`'s guard.snapshotInterval again (its config may have changed); a new
+    // value puts its trees on that interval's grid.
+    void learn(const RepoWatch& repo);
     // The files of tree `id` of `common` changed (an inotify event in its directories).
     void changed(const std::string& common, const std::string& id) { m_dirty.insert(common + "\n" + id); }
     // Whether every directory of that tree is watched: only then does an unchanged tree
@@ -32,11 +36,15 @@ public:
     void forget(const std::string& common);
     std::chrono::steady_clock::time_point due() const { return m_due; }
     std::string last() const { return m_last; }                 // UTC of the last snapshot
-    long long interval() const { return m_interval; }           // the shortest repositories use (60 s when none)
+    long long interval() const; // the shortest the repositories use (60 s when none)
 
 private:
     bool snapshot_tree(const std::filesystem::path& common, const std::string& id, const KnownTree& tree);
+    long long interval_of(const RepoWatch& repo);
+    std::chrono::steady_clock::time_point tick_after(std::chrono::steady_clock::time_point now, long long interval) const;
+    std::chrono::steady_clock::time_point m_epoch = std::chrono::steady_clock::now(); // the grids' origin
     std::chrono::steady_clock::time_point m_due = std::chrono::steady_clock::now() + std::chrono::hours(24);
+    std::map<std::string, long long> m_intervals; // common -> its guard.snapshotInterval
     std::map<std::string, std::chrono::steady_clock::time_point> m_next; // "<common>\n<id>" -> due
     std::map<std::string, std::string> m_states;  // "<common>\n<id>" -> "HEAD index work" last saved
     std::set<std::string> m_dirty;                // trees whose files changed since their last check
@@ -44,7 +52,6 @@ private:
     std::map<std::string, std::string> m_seen;    // "<common>\n<id>" -> "HEAD index-stamp" at the last check
     bool unchanged(const std::string& key, const KnownTree& tree);
     std::string m_last;
-    long long m_interval = 60;
 };
 
 // THE one place a snapshot commit `commit` of the tree named `name` becomes a save (an

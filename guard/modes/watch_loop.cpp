@@ -62,6 +62,7 @@ private:
     void drop(const std::string& name, const std::string& why);
     bool arm(RepoWatch& repo);
     void arm_trees(const RepoWatch& repo);
+    void prune(const RepoWatch& repo);
     void arm_tree(const std::string& common, const std::string& id, const fs::path& root);
     void tree_changed(const std::string& key);
     void rewalk();
@@ -123,6 +124,25 @@ void Watcher::arm_trees(const RepoWatch& repo)
             arm_tree(repo.common().string(), id, tree.path);
 }
 
+// A tree the repository no longer has (or has at another path) is forgotten whole: its
+// walk, so that one made again with the same name is walked anew, and its snapshot state
+// and files. Before arm_trees: the walk of a moved tree is made again under its new path.
+void Watcher::prune(const RepoWatch& repo)
+{
+    std::string prefix = repo.common().string() + "\n";
+    for (auto it = m_armed.lower_bound(prefix); it != m_armed.end() && it->starts_with(prefix);) {
+        std::string id = it->substr(prefix.size(), it->rfind('\n') - prefix.size());
+        auto tree = repo.trees().find(id);
+        if (tree != repo.trees().end() && *it == prefix + id + "\n" + tree->second.path.string()) {
+            ++it;
+            continue;
+        }
+        m_inotify.forget(k_tree_key + prefix + id);
+        it = m_armed.erase(it);
+    }
+    m_snapshots.prune(repo);
+}
+
 // An event in a tree: it is checked at its next interval, and walked again (at most once a
 // second, a build's burst of events costs one walk) so that a directory made since is
 // watched too. A walk leaves the tree changed: what happened in a directory before it was
@@ -175,6 +195,7 @@ void Watcher::reload()
             continue;
         }
         arm(*repo);
+        prune(*repo); // what a watcher before this one kept of trees gone since
         arm_trees(*repo);
         m_repos[name] = std::move(repo);
     }
@@ -210,6 +231,7 @@ void Watcher::read(const std::string& key)
     // changed in them before they were watched is read once more.
     for (int i = 0; i < 3 && arm(*it->second); ++i)
         it->second->scan();
+    prune(*it->second);
     m_snapshots.learn(*it->second); // a write to its config is an event in its git dir
     arm_trees(*it->second);
 }

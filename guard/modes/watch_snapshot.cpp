@@ -54,6 +54,12 @@ void drop_excluded(const Git& staged, const std::string& head, const Settings& s
         put_back_excluded(staged, w);
 }
 
+// The kept snapshot file `kind` ("index" or "state") of tree `id` ("" for the main tree).
+fs::path kept_file(const fs::path& common, const std::string& kind, const std::string& id)
+{
+    return repo_watch_dir(common) / ("snapshot-" + kind + "-" + (id.empty() ? std::string("main") : id));
+}
+
 // The files `git add --ignore-errors` could not read, from its "unable to index file" errors.
 std::vector<Unsaved> unindexed(const std::string& err)
 {
@@ -88,7 +94,7 @@ bool Snapshots::snapshot_tree(const fs::path& common, const std::string& id, con
     std::error_code ec;
     if (!fs::is_directory(t.path, ec) || !fs::exists(t.path / ".git", ec) || t.head.empty())
         return false;
-    fs::path kept = repo_watch_dir(common) / ("snapshot-index-" + (id.empty() ? std::string("main") : id));
+    fs::path kept = kept_file(common, "index", id);
     fs::path copy = index_copy(common, id);
     Git git(t.git_dir, t.path);
     if (!fs::exists(kept, ec))
@@ -108,7 +114,7 @@ bool Snapshots::snapshot_tree(const fs::path& common, const std::string& id, con
     std::string index_tree = index.status == 0 ? first_line_of(index.out) : work_tree;
     std::string state = t.head + " " + index_tree + " " + work_tree;
     // Kept on disk too: a restarted watcher makes no second snapshot of the same state.
-    fs::path state_file = repo_watch_dir(common) / ("snapshot-state-" + (id.empty() ? std::string("main") : id));
+    fs::path state_file = kept_file(common, "state", id);
     auto& last = m_states[common.string() + "\n" + id];
     if (last.empty())
         last = read_bytes(state_file).value_or("");
@@ -223,16 +229,41 @@ long long Snapshots::interval() const
     return shortest > 0 ? shortest : 60;
 }
 
-void Snapshots::forget(const std::string& common)
+void Snapshots::erase_trees(const std::function<bool(const std::string&)>& gone)
 {
-    std::string prefix = common + "\n";
-    auto erase = [&](auto& keyed) { std::erase_if(keyed, [&](const auto& e) { return key_of(e).starts_with(prefix); }); };
+    auto erase = [&](auto& keyed) { std::erase_if(keyed, [&](const auto& e) { return gone(key_of(e)); }); };
     erase(m_next);
     erase(m_states);
     erase(m_dirty);
     erase(m_watched);
     erase(m_seen);
+}
+
+void Snapshots::forget(const std::string& common)
+{
+    std::string prefix = common + "\n";
+    erase_trees([&](const std::string& key) { return key.starts_with(prefix); });
     m_intervals.erase(common);
+}
+
+void Snapshots::prune(const RepoWatch& repo)
+{
+    std::string prefix = repo.common().string() + "\n";
+    erase_trees([&](const std::string& key) {
+        return key.starts_with(prefix) && !repo.trees().count(key.substr(prefix.size()));
+    });
+    // The files, by name: a vanished tree's save needs only its index copy (index-<id>,
+    // RepoWatch::save_lost), never these, so they go at once, also while that save waits
+    // for a retry.
+    std::error_code ec;
+    for (fs::directory_iterator it(repo_watch_dir(repo.common()), ec), end; !ec && it != end; it.increment(ec)) {
+        std::string file = it->path().filename().string();
+        for (std::string kind : {"snapshot-index-", "snapshot-state-"})
+            if (file.starts_with(kind) && file != kind + "main" && !repo.trees().count(file.substr(kind.size()))) {
+                std::error_code gone;
+                fs::remove(it->path(), gone);
+            }
+    }
 }
 
 } // namespace guard

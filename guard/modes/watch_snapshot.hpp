@@ -6,6 +6,7 @@
 #include "guard/modes/watch_repo.hpp"
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -34,6 +35,10 @@ public:
     }
     // Forgets every tree of `common` (dropped from the watch).
     void forget(const std::string& common);
+    // Forgets the trees of `repo` that it no longer has, and removes their kept snapshot
+    // index and state (`<common>/guard/watch/snapshot-{index,state}-<id>`): a tree name's
+    // files go with the tree, also those a watcher that ran before this one left.
+    void prune(const RepoWatch& repo);
     std::chrono::steady_clock::time_point due() const { return m_due; }
     std::string last() const { return m_last; }                 // UTC of the last snapshot
     long long interval() const; // the shortest the repositories use (60 s when none)
@@ -41,6 +46,7 @@ public:
 private:
     bool snapshot_tree(const std::filesystem::path& common, const std::string& id, const KnownTree& tree);
     long long interval_of(const RepoWatch& repo);
+    void erase_trees(const std::function<bool(const std::string&)>& gone);
     std::chrono::steady_clock::time_point tick_after(std::chrono::steady_clock::time_point now, long long interval) const;
     std::chrono::steady_clock::time_point m_epoch = std::chrono::steady_clock::now(); // the grids' origin
     std::chrono::steady_clock::time_point m_due = std::chrono::steady_clock::now() + std::chrono::hours(24);

@@ -2,7 +2,11 @@
 # What the backstop's watcher costs (issue 18, DESIGN §15), measured on this machine in one
 # run, against git's own commands where there is one:
 #   idle:     the watcher's CPU over IDLE seconds with 10 guarded repositories and 50
-#             worktrees (default 10 s; --full: 60 s), and its memory (VmRSS);
+#             worktrees (default 10 s; --full: 60 s; --repos N and --trees M for another
+#             scale, M linked worktrees spread over the N repositories; --interval S sets
+#             guard.snapshotInterval, default 60), its wakes (voluntary context switches),
+#             the git processes it ran, its memory (VmRSS), and with strace its poll(2),
+#             stat and open calls (goal at 100 repositories and 150 trees: <= 0.1% of a core);
 #   latency:  from a branch deleted with hooks off (no hook, no shim: what libgit2 does) to
 #             its save under refs/heads/stranded/, median and max of N deletions (goal
 #             <= 100 ms), beside the time `git branch -D` takes when the hook saves;
@@ -15,7 +19,8 @@
 #             without fsmonitor (when the git in use has a working fsmonitor daemon).
 # Reports; never asserts.
 #
-# Usage: bench/watch.sh [--full] [--bin DIR] [--runs N] [--only idle|latency|hold|snapshot]
+# Usage: bench/watch.sh [--full] [--bin DIR] [--runs N] [--repos N] [--trees M] [--interval S]
+#                       [--only idle|latency|hold|snapshot]
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -23,13 +28,19 @@ bin=${GUARD_BIN_DIR:-$root/build/bin}
 idle=10
 runs=20
 only=
+repos=10
+trees=50
+interval=
 while [ $# -gt 0 ]; do
     case $1 in
     --full) idle=60 ;;
     --bin) bin=$2; shift ;;
     --runs) runs=$2; shift ;;
     --only) only=$2; shift ;;
-    *) echo "usage: bench/watch.sh [--full] [--bin DIR] [--runs N] [--only idle|latency|hold|snapshot]" >&2; exit 2 ;;
+    --repos) repos=$2; shift ;;
+    --trees) trees=$2; shift ;;
+    --interval) interval=$2; shift ;;
+    *) echo "usage: bench/watch.sh [--full] [--bin DIR] [--runs N] [--repos N] [--trees M] [--interval S] [--only idle|latency|hold|snapshot]" >&2; exit 2 ;;
     esac
     shift
 done
@@ -59,12 +70,15 @@ watcher() { "$guard" watch --status --json | sed -n 's/.*"pid":\([0-9]*\).*/\1/p
 median() { sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 part() { [ -z "$only" ] || [ "$only" = "$1" ]; }
 
-echo "== setup: 10 guarded repositories with 5 worktrees each"
-for r in $(seq 1 10); do
+[ "$repos" -ge 2 ] || { echo "bench/watch.sh: --repos needs at least 2 (latency and hold use repo1 and repo2)" >&2; exit 2; }
+echo "== setup: $repos guarded repositories with $trees worktrees${interval:+, guard.snapshotInterval $interval}"
+for r in $(seq 1 "$repos"); do
     repo=$work/repo$r
     git init -q "$repo"
     git -C "$repo" commit -q --allow-empty -m initial
-    for t in $(seq 1 5); do
+    [ -z "$interval" ] || git -C "$repo" config guard.snapshotInterval "$interval"
+    # The trees spread evenly: repository r has those t with t % repos == r % repos.
+    for t in $(seq "$r" "$repos" "$trees"); do
         git -C "$repo" worktree add -q -b "wt$t" "$work/repo$r-wt$t"
     done
     "$guard" -C "$repo" install --shim-dir "$work/shim" >/dev/null
@@ -72,16 +86,37 @@ done
 pid=$(watcher)
 echo "watcher pid $pid"
 
+# wakes PID: the times PID gave up the CPU on its own (each poll(2) return is one).
+wakes() { awk '/^voluntary_ctxt_switches/ {print $2}' "/proc/$1/status"; }
+
 if part idle; then
-echo "== idle: ${idle} s"
+# The first checks of every tree (git per tree) end before idleness is measured.
+settled=$(calls)
+sleep 3
+while [ "$(calls)" != "$settled" ]; do settled=$(calls); sleep 3; done
+echo "== idle: ${idle} s, $repos repositories, $((repos + trees)) trees"
 before=$(cpu "$pid")
 calls_before=$(calls)
+wakes_before=$(wakes "$pid")
+status_before=$(stat -c %i "$HOME/.local/share/git-guard/watch/status")
 sleep "$idle"
 after=$(cpu "$pid")
 awk -v t=$((after - before)) -v hz="$ticks" -v s="$idle" \
     'BEGIN {printf "idle CPU: %.3f s over %d s = %.3f%% of one core\n", t / hz, s, 100 * t / hz / s}'
-echo "git processes the watcher ran while idle: $(($(calls) - calls_before)) over ${idle} s (60 trees)"
-echo "memory (VmRSS) with 50 worktrees: $(awk '/VmRSS/ {print $2, $3}' "/proc/$pid/status")"
+awk -v w=$(($(wakes "$pid") - wakes_before)) -v s="$idle" 'BEGIN {printf "wakes: %d over %d s = %.2f a second\n", w, s, w / s}'
+echo "git processes the watcher ran while idle: $(($(calls) - calls_before)) over ${idle} s"
+[ "$(stat -c %i "$HOME/.local/share/git-guard/watch/status")" = "$status_before" ] &&
+    echo "status file: not rewritten" || echo "status file: rewritten"
+echo "memory (VmRSS) with $trees worktrees: $(awk '/VmRSS/ {print $2, $3}' "/proc/$pid/status")"
+if command -v strace >/dev/null && strace -o /dev/null true 2>/dev/null; then
+    # A second window under strace (which slows what it counts): the calls behind the wakes.
+    strace -c -f -p "$pid" -o "$work/strace" 2>/dev/null &
+    tracer=$!
+    sleep "$idle"
+    kill -INT "$tracer"
+    wait "$tracer" 2>/dev/null || true
+    awk -v s="$idle" '$NF ~ /^(poll|ppoll|newfstatat|statx|openat|rename|write)$/ {printf "%s %s; ", $NF, $4} END {printf "over %d s (strace -c -f)\n", s}' "$work/strace"
+fi
 fi
 
 if part latency; then
@@ -151,7 +186,7 @@ git -C "$big" add -A && git -C "$big" commit -q -m files
 echo "dirty" >"$big/d000/f00" # a changed tree: the first snapshot saves it, the next ones find it unchanged
 # snapshot_cost LABEL: the watcher's CPU per snapshot check of the unchanged tree.
 snapshot_cost() {
-    for r in $(seq 1 10); do git -C "$work/repo$r" config guard.snapshotInterval 0; done
+    for r in $(seq 1 "$repos"); do git -C "$work/repo$r" config guard.snapshotInterval 0; done
     git -C "$big" config guard.snapshotInterval 1
     "$guard" -C "$big" install --shim-dir "$work/shim" >/dev/null
     local p n=10 before after objects

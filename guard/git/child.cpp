@@ -37,8 +37,16 @@ std::string s_bound_what;
         _exit(127);
     for (const auto& [key, value] : options.env)
         ::setenv(key.c_str(), value.c_str(), 1);
-    if (options.judged) // front/shim.c: "<pid that runs git> 0"
-        ::setenv("GIT_GUARD_HANDLED", (std::to_string(::getpid()) + " 0").c_str(), 1);
+    if (options.judged) { // front/steps.c: "<pid that runs git> <hash of an alias's words>"
+        // The mark the front end left for this process names the alias git expands: it
+        // passes to the git that now runs in its place (its steps are this call's).
+        const char* mark = std::getenv("GIT_GUARD_HANDLED");
+        char* rest = nullptr;
+        std::string words = mark && std::strtol(mark, &rest, 10) == static_cast<long>(parent) && *rest == ' '
+                                ? std::string(rest + 1)
+                                : "0";
+        ::setenv("GIT_GUARD_HANDLED", (std::to_string(::getpid()) + " " + words).c_str(), 1);
+    }
     ::signal(SIGPIPE, SIG_DFL);
     auto args = c_argv(argv);
     ::execvp(args[0], args.data());

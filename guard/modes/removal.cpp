@@ -15,6 +15,13 @@
 
 #include <spdlog/spdlog.h>
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <thread>
+#include <unistd.h>
 
 namespace fs = std::filesystem;
 
@@ -34,8 +41,8 @@ bool points_here(const fs::path& dir, const fs::path& common)
 }
 
 // Deletes `path` for real, read-only directories included; when that fails,
-// moves it whole under the common dir. Says truthfully which happened.
-Outcome delete_or_move(const fs::path& path, const fs::path& common, fs::path& moved_to)
+// moves it whole under the common dir (as `<name>-<stamp>`). Says truthfully which happened.
+Outcome delete_or_move(const fs::path& path, const fs::path& common, fs::path& moved_to, const std::string& name)
 {
     std::error_code ec;
     if (!fs::exists(fs::symlink_status(path, ec)))
@@ -46,7 +53,7 @@ Outcome delete_or_move(const fs::path& path, const fs::path& common, fs::path& m
         return Outcome::removed;
     fs::path husks = common / "guard" / "husks";
     fs::create_directories(husks, ec);
-    moved_to = husks / (path.filename().string() + "-" + utc_stamp());
+    moved_to = husks / (name + "-" + utc_stamp());
     fs::rename(path, moved_to, ec);
     return ec ? Outcome::kept : Outcome::moved;
 }
@@ -113,7 +120,75 @@ RemoveResult save_locked(const Worktree& tree, const Settings& settings)
     return r;
 }
 
+// Creates `file` as git creates a lock file (exclusively), waiting up to `wait` while
+// another process holds it. Nothing when it stays taken (a git still at work, or one that
+// died and left it) or cannot be made.
+std::optional<std::pair<dev_t, ino_t>> take_git_lock(const fs::path& file, std::chrono::seconds wait)
+{
+    auto until = std::chrono::steady_clock::now() + wait;
+    for (;;) {
+        int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd >= 0) {
+            struct stat st {};
+            ::fstat(fd, &st);
+            ::close(fd);
+            return std::make_pair(st.st_dev, st.st_ino);
+        }
+        if (errno != EEXIST || std::chrono::steady_clock::now() >= until)
+            return std::nullopt;
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+}
+
 } // namespace
+
+RemovalHold::RemovalHold(const Worktree& tree, bool move_aside, std::chrono::seconds wait) : m_tree(tree.path)
+{
+    std::error_code ec;
+    std::vector<fs::path> files{tree.git_dir / "index.lock", tree.git_dir / "HEAD.lock"};
+    if (fs::is_directory(tree.git_dir / "reftable", ec))
+        files.push_back(tree.git_dir / "reftable" / "tables.list.lock");
+    for (const fs::path& file : files) {
+        if (auto id = take_git_lock(file, wait))
+            m_locks.push_back({file, id->first, id->second});
+        else
+            spdlog::warn("removal of {}: {} stays taken by another process; removing without it",
+                         tree.path.string(), file.string());
+    }
+    if (!move_aside)
+        return;
+    fs::path aside = tree.path.parent_path() /
+                     ("." + tree.path.filename().string() + ".git-guard-removing-" + std::to_string(::getpid()));
+    if (fs::is_directory(fs::symlink_status(tree.path, ec)) && !fs::exists(fs::symlink_status(aside, ec)) &&
+        ::rename(tree.path.c_str(), aside.c_str()) == 0)
+        m_aside = aside;
+    else // a mount point, a parent that is not writable: the tree stays where it is
+        spdlog::info("removal of {}: not moved aside ({})", tree.path.string(), std::strerror(errno));
+}
+
+Outcome RemovalHold::removed(const fs::path& common, fs::path& moved_to)
+{
+    if (m_aside.empty())
+        return Outcome::removed;
+    Outcome outcome = delete_or_move(m_aside, common, moved_to, m_tree.filename().string());
+    if (outcome == Outcome::kept)
+        moved_to = m_aside; // where its files are left
+    m_aside.clear();
+    return outcome;
+}
+
+RemovalHold::~RemovalHold()
+{
+    std::error_code ec;
+    if (!m_aside.empty() && !fs::exists(fs::symlink_status(m_tree, ec)) && ::rename(m_aside.c_str(), m_tree.c_str()) != 0)
+        std::fprintf(stderr, "git-guard: could not move %s back to %s (%s); its files are there\n", m_aside.c_str(),
+                     m_tree.c_str(), std::strerror(errno));
+    for (const Held& held : m_locks) {
+        struct stat st {};
+        if (::lstat(held.file.c_str(), &st) == 0 && st.st_dev == held.dev && st.st_ino == held.ino)
+            ::unlink(held.file.c_str());
+    }
+}
 
 std::string removal_lock_key(const fs::path& tree)
 {
@@ -157,13 +232,21 @@ RemoveResult remove_tree(const Site& here, const fs::path& path, const RemoveOpt
     bool husk = !tree || tree->prunable || !fs::exists(abs / ".git");
     Work work; // what a refusal reports: as much as was inspected
     work.path = abs.string();
+    // Held from before the save until the tree is gone, and moved aside for the save to
+    // read: nothing committed, staged or written there after the save is lost with it.
+    std::optional<RemovalHold> hold;
+    if (!husk && options.discard == Discard::no)
+        hold.emplace(*tree, true, std::min(settings.lock_timeout, std::chrono::seconds(5)));
+    bool moved = hold && hold->moved(); // then saved from its moved copy, through its admin entry
+    if (moved)
+        husk = true;
     if (options.discard == Discard::no) {
         try {
-            if (husk) {
+            if (husk && !moved) {
                 if (auto s = save_husk(common, abs, tree, settings, {.reason = "remove husk"}))
                     result.saved.push_back(*s);
             } else {
-                work = inspect_tree(*tree, settings);
+                work = moved ? inspect_admin(common, *tree, settings) : inspect_tree(*tree, settings);
                 branch = work.branch;
                 if (auto s = save_work(common, work, abs.filename().string(), settings, {.reason = "remove"}))
                     result.saved.push_back(*s);
@@ -179,10 +262,12 @@ RemoveResult remove_tree(const Site& here, const fs::path& path, const RemoveOpt
     std::string git = find_real_git();
     if (!husk)
         run({git, "--git-dir=" + common.string(), "worktree", "remove", "--force", "--force", abs.string()});
-    result.outcome = delete_or_move(abs, common, result.moved_to);
+    result.outcome = delete_or_move(abs, common, result.moved_to, abs.filename().string());
     if (tree && result.outcome != Outcome::kept) {
         std::error_code ec;
         fs::remove_all(common / "worktrees" / tree->name, ec);
+        if (hold && hold->moved())
+            result.outcome = hold->removed(common, result.moved_to);
     }
     if (options.delete_branch == DeleteBranch::yes && !branch.empty() && result.outcome != Outcome::kept) {
         auto saved = save_branch(common, branch, settings);

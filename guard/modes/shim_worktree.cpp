@@ -129,6 +129,30 @@ int save_listed(const GitCall& call, const ListedTree& tree, const std::string& 
     return 0;
 }
 
+// How many times `git worktree remove` is forced (-f, --force, clusters; --no-force
+// counts again from none), as git's parse-options counts them.
+int force_count(const std::vector<std::string>& words)
+{
+    int force = 0;
+    for (size_t i = 2; i < words.size() && words[i] != "--"; ++i) {
+        const std::string& w = words[i];
+        if (w.size() > 2 && w.starts_with("--"))
+            force = std::string_view("--force").starts_with(w)      ? force + 1
+                    : std::string_view("--no-force").starts_with(w) ? 0
+                                                                    : force;
+        else if (w.size() > 1 && w[0] == '-' && w.find_first_not_of('f', 1) == std::string::npos)
+            force += static_cast<int>(w.size() - 1);
+    }
+    return force;
+}
+
+// Whether `dir` is `tree` or inside it.
+bool inside(const fs::path& dir, const fs::path& tree)
+{
+    std::string d = absolute_path(dir).string() + "/", t = absolute_path(tree).string() + "/";
+    return d.starts_with(t);
+}
+
 // The root of the tree `git worktree remove <arg>` names, for its lock: an absolute path
 // to a tree root is its own answer (git's suffix match finds only it); anything else is
 // git's list's. Nothing when git would find no tree, or the main one.
@@ -166,12 +190,31 @@ int guard_remove(const GitCall& call)
     }
     if (!tree || tree->is_main)
         exec_git(call); // another process removed it while we waited, or git refuses itself
+    bool ours = tree->locked && tree->lock_reason == "git-guard" && settings.lock_worktrees;
+    // Held from before the save until git is done: nothing committed, staged or written in
+    // the tree after the save can be lost with it. Moved aside only when git deletes it
+    // whatever it holds (with no --force git judges the files where they are).
+    int force = force_count(call.words);
+    bool aside = force >= 1 && (!tree->locked || ours || force >= 2) && !inside(call.cwd, tree->path);
+    RemovalHold hold(*tree, aside, std::min(settings.lock_timeout, std::chrono::seconds(5)));
+    if (hold.moved())
+        for (auto& t : trees)
+            t.prunable = t.prunable || t.name == tree->name; // its files are aside now
     if (int rc = save_listed(call, *tree, "worktree remove", &trees))
         return rc;
-    if (tree->locked && tree->lock_reason == "git-guard" && settings.lock_worktrees)
+    if (ours)
         ask_git(call, {"worktree", "unlock", tree->path.string()});
     // Point of no return: the work is on a verified branch; git removes the tree.
-    exec_git(call);
+    auto r = run(git_argv(call), {.capture = false, .judged = true});
+    fs::path moved_to;
+    Outcome outcome = r.status == 0 ? hold.removed(common, moved_to) : Outcome::removed;
+    if (outcome == Outcome::moved)
+        std::fprintf(stderr, "git-guard: could not delete %s; moved it whole to %s\n", tree->path.c_str(),
+                     moved_to.c_str());
+    else if (outcome == Outcome::kept)
+        std::fprintf(stderr, "git-guard: could not delete %s; its files are left at %s\n", tree->path.c_str(),
+                     moved_to.c_str());
+    return outcome == Outcome::kept ? 1 : r.status;
 }
 
 // `git worktree prune`: save every tree git itself says it would prune.

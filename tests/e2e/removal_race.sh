@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# A removal is atomic with the work in its tree (issue 38 item 13, DESIGN §15 "Hold
+# first"): `git worktree remove --force T` through the shim (and, one trial in four,
+# `git guard remove T`) races, in 20 trials, a commit
+# made in T on a detached HEAD and a writer appending to a file in T. Every commit that
+# succeeded and every line whose write succeeded before the removal finished is in a
+# save: the removal holds T's admin entry (git's own index.lock and HEAD.lock) from
+# before its save, so a commit either lands before the save or fails, and moves T aside
+# in one rename before the save reads it, so a write either lands before the save or
+# fails. Afterwards nothing is left behind: no tree, no moved copy, no lock file.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+TRIALS=${GUARD_RACE_TRIALS:-20}
+hooked_clone repo
+shim_on
+
+lost_commits=0 lost_lines=0 commits_made=0 lines_made=0
+for i in $(seq 1 "$TRIALS"); do
+    T=$TEST_ROOT/race-$i
+    git_real -C "$REPO" worktree add -q --detach "$T" main
+    echo "race-$i line 0" >"$T/log"
+    go=$TEST_ROOT/go-$i
+    # The committer: one commit on the detached HEAD, 0 to 285 ms after the start (the
+    # removal's save falls somewhere in that span).
+    (
+        while [ ! -e "$go" ]; do :; done
+        sleep "0.$(printf '%03d' $(((i - 1) * 15)))"
+        if git_real -C "$T" commit -q --allow-empty -m "race-$i commit" 2>/dev/null; then
+            echo made >"$TEST_ROOT/commit-$i"
+        fi
+    ) &
+    committer=$!
+    # The writer: appends lines until a write fails, noting each one that succeeded.
+    (
+        n=0
+        while [ ! -e "$go" ]; do :; done
+        while [ ! -e "$go.done" ] && n=$((n + 1)) && { echo "race-$i line $n" >>"$T/log"; } 2>/dev/null; do
+            echo "$n" >"$TEST_ROOT/written-$i"
+        done
+    ) &
+    writer=$!
+    touch "$go"
+    if [ $((i % 4)) -eq 0 ]; then # one in four through `git guard remove`, the orchestrators' removal
+        run_cmd "$GUARD_BIN_DIR/git-guard" -C "$REPO" remove "$T"
+    else
+        run_cmd git -C "$REPO" worktree remove --force "$T"
+    fi
+    # The writer stops at its first failed write (the tree is gone), or once the removal
+    # returned when the tree is still there.
+    touch "$go.done"
+    wait "$committer" "$writer"
+    [ "$RC" -eq 0 ] || fail "trial $i: the guarded removal failed: $ERR"
+    [ ! -e "$T" ] || fail "trial $i: $T is still there after its removal"
+    leftovers=$(cd "$TEST_ROOT" && ls -a | grep -F ".race-$i.git-guard-removing" || true)
+    [ -z "$leftovers" ] || fail "trial $i: the removal left its moved copy behind: $leftovers"
+
+    if [ -e "$TEST_ROOT/commit-$i" ]; then
+        commits_made=$((commits_made + 1))
+        subjects=$(git_real -C "$REPO" log --all --format=%s) # whole: grep -q would cut git off
+        if ! grep -qx "race-$i commit" <<<"$subjects"; then
+            lost_commits=$((lost_commits + 1))
+            fail "trial $i: the commit made in the tree before its removal finished is in no save: lost"
+        fi
+    fi
+    last=$(cat "$TEST_ROOT/written-$i" 2>/dev/null || echo 0)
+    lines_made=$((lines_made + last))
+    found=no
+    for commit in $(git_real -C "$REPO" for-each-ref --format='%(objectname)' 'refs/heads/stranded/'); do
+        if grep -qx "race-$i line $last" <<<"$(git_real -C "$REPO" cat-file -p "$commit:log" 2>/dev/null)"; then
+            found=yes
+            break
+        fi
+    done
+    if [ "$found" = no ]; then
+        lost_lines=$((lost_lines + 1))
+        fail "trial $i: line $last of log, written before the removal finished, is in no save: lost"
+    fi
+done
+echo "  ($commits_made of $TRIALS commits succeeded; $lines_made lines written in all)"
+assert_eq 0 "$lost_commits" "commits lost to a removal racing them, of $commits_made that succeeded"
+assert_eq 0 "$lost_lines" "trials whose last written lines were lost to the removal, of $TRIALS"
+# The race is real only when some commits succeeded and some writes did.
+[ "$commits_made" -gt 0 ] && [ "$lines_made" -gt 0 ] && pass "the commits and the writes raced the removals" ||
+    fail "no commit or no write succeeded in $TRIALS trials: the race was never run"
+stale=$(find "$REPO/.git" -name '*.lock' -not -path '*/guard/*' | tr '\n' ' ')
+assert_eq "" "$stale" "the removals left git lock files behind (git would refuse to work there)"
+assert_eq "" "$(git_real -C "$REPO" worktree list --porcelain | grep -F race- || true)" \
+    "git still lists a removed tree"
+
+finish

@@ -243,9 +243,9 @@ void verify_link(const Git& git, const Saved& s)
     throw Error("verification failed: " + chain + " does not hold the save " + s.ref + " at " + s.commit);
 }
 
-void drop_link(const fs::path& common, const std::string& handle, std::chrono::seconds lock_timeout)
+void drop_link(const fs::path& common, const std::string& chain, const std::string& handle,
+               std::chrono::seconds lock_timeout)
 {
-    std::string chain = chain_of_handle(handle);
     PathLock lock(common, chain_lock_key(chain), lock_timeout);
     append_links(Git(common), chain, {{handle, ""}});
 }

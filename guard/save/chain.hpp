@@ -65,7 +65,10 @@ void verify_link(const Git& git, const Saved& s);
 // a newline after a NUL-free field from splitting a record.
 std::vector<std::vector<std::string>> nul_records(const std::string& out, size_t fields);
 
-// Appends a drop link for `handle` (held by `chain`), under the chain's lock.
-void drop_link(const std::filesystem::path& common, const std::string& handle, std::chrono::seconds lock_timeout);
+// Appends a drop link for `handle` to `chain`, the chain that holds its save (as listed: a
+// tree's save may have been folded into the archive with its tree's chain), under the
+// chain's lock.
+void drop_link(const std::filesystem::path& common, const std::string& chain, const std::string& handle,
+               std::chrono::seconds lock_timeout);
 
 } // namespace guard

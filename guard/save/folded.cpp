@@ -64,7 +64,7 @@ bool delete_refs(const fs::path& common, const std::vector<const Save*>& saves)
 
 std::string drop_folded(const fs::path& common, const Save& s)
 {
-    drop_link(common, s.ref, read_settings(common).lock_timeout);
+    drop_link(common, s.chain, s.ref, read_settings(common).lock_timeout);
     journal_drop(common, s);
     return s.ref;
 }

@@ -225,6 +225,29 @@ std::vector<std::vector<std::string>> chain_records(const fs::path& common,
     return out;
 }
 
+std::set<std::string> linked_saves(const fs::path& common, const std::string& chain, const std::string& tip)
+{
+    std::set<std::string> linked;
+    if (tip.empty())
+        return linked;
+    ChainIndex known = read_index(common);
+    if (known[chain].tip != tip) {
+        // Only this chain is walked, and the other chains' entries stay as they were: a
+        // listing drops those of chains that are gone and walks those that moved.
+        Git git(common);
+        std::map<std::string, std::string> one = {{chain, tip}};
+        if (!walk(git, one, known, false).empty() && !walk(git, one, known, true).empty())
+            throw Error("cannot read the chain " + chain + ": it is not a line of links");
+        write_index(common, known);
+    }
+    for (const auto& f : known[chain].links) {
+        size_t second = f[1].find(' ');
+        if (!f[5].empty() && second != std::string::npos)
+            linked.insert(f[5] + " " + f[1].substr(second + 1));
+    }
+    return linked;
+}
+
 std::string trailer_value(const std::string& trailers, std::string_view key)
 {
     for (size_t at = trailers.find(key); at != std::string::npos; at = trailers.find(key, at + 1)) {

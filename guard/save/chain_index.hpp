@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,6 +24,12 @@ namespace guard {
 // force-moved), it walks the chain whole. Throws Error when git cannot read a chain.
 std::vector<std::vector<std::string>> chain_records(const std::filesystem::path& common,
                                                     const std::map<std::string, std::string>& tips);
+
+// "<handle> <commit>" of every save link the chain `chain` (at `tip`, "" for none) holds,
+// dropped or not: what it has ever been given. Reads the index and the links above it.
+// Throws Error when git cannot read the chain.
+std::set<std::string> linked_saves(const std::filesystem::path& common, const std::string& chain,
+                                   const std::string& tip);
 
 // The value of the trailer `key` in `trailers` (git's %(trailers:only,unfold)), or "".
 std::string trailer_value(const std::string& trailers, std::string_view key);

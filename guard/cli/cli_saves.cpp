@@ -270,12 +270,15 @@ int run_fold(const Invocation& inv)
         while (busy() && std::chrono::steady_clock::now() < until)
             std::this_thread::sleep_for(std::chrono::milliseconds(20));
         Folded f = fold_saves(common, keep, true);
-        spdlog::info("after git's transaction: folded {} branch and {} in-place save(s)", f.branches, f.loose);
+        spdlog::info("after git's transaction: folded {} branch and {} in-place save(s), {} tree chain(s)",
+                     f.branches, f.loose, f.trees);
         return 0;
     }
     Folded f = fold_saves(common, keep);
     std::printf("folded %zu branch save(s) into %s and %zu in-place save ref(s) into their trees' chains\n",
                 f.branches, "refs/stranded/chain/archive", f.loose);
+    if (f.trees)
+        std::printf("folded %zu chain(s) of trees that are gone into %s\n", f.trees, "refs/stranded/chain/archive");
     return 0;
 }
 

@@ -4,6 +4,7 @@
 #include "guard/save/layout.hpp"
 #include "guard/base/lock.hpp"
 #include "guard/save/saveref.hpp"
+#include "guard/save/tree_chains.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -214,12 +215,23 @@ Saved append_save(const fs::path& common, const std::string& name, const std::st
 {
     Git git(common);
     std::string chain = tree_chain(name);
-    PathLock lock(common, chain_lock_key(chain), lock_timeout);
-    std::string base = stranded_ref_name(name, "refs/stranded");
-    std::string newest = read_tip(git, chain).handle, handle = base;
-    if (newest == base || newest.starts_with(base + "-"))
-        handle = base + "-" + std::to_string(newest == base ? 2 : std::atoi(newest.c_str() + base.size() + 1) + 1);
-    append_links(git, chain, {{handle, commit}});
+    std::string handle = stranded_ref_name(name, "refs/stranded");
+    bool new_chain = false;
+    {
+        PathLock lock(common, chain_lock_key(chain), lock_timeout);
+        Tip tip = read_tip(git, chain);
+        new_chain = tip.oid.empty();
+        std::string base = handle;
+        const std::string& newest = tip.handle;
+        if (newest == base || newest.starts_with(base + "-"))
+            handle = base + "-" +
+                     std::to_string(newest == base ? 2 : std::atoi(newest.c_str() + base.size() + 1) + 1);
+        append_links(git, chain, {{handle, commit}});
+    }
+    // Only a save that made a chain can take the tree chains past guard.keepBranches: every
+    // other save costs nothing more.
+    if (new_chain)
+        bound_tree_chains(common);
     Saved s;
     s.ref = handle;
     s.commit = commit;

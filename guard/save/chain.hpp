@@ -53,7 +53,8 @@ std::string chain_lock_key(const std::string& chain);
 // `lock_timeout`), forward-only, verified by read-back. The handle is
 // `refs/stranded/<name>/<stamp>` (a `-N` suffix when the newest link has it). Returns the
 // verified save: `ref` is the handle, `commit` and `tree` as read back. Throws Error when
-// the save cannot be appended (nothing moved).
+// the save cannot be appended (nothing moved). A save that made its chain then bounds the
+// tree chains (bound_tree_chains).
 Saved append_save(const std::filesystem::path& common, const std::string& name, const std::string& commit,
                   std::chrono::seconds lock_timeout);
 

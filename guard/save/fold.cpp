@@ -8,6 +8,7 @@
 #include "guard/git/process.hpp"
 #include "guard/git/repo.hpp"
 #include "guard/save/saveref.hpp"
+#include "guard/save/tree_chains.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -53,8 +54,9 @@ std::set<std::string> checked_out(const Git& git)
 }
 
 // The save refs to fold, by chain, oldest first: of a kind with more than `keep`, all but
-// the newest `down_to` (<= keep).
-std::map<std::string, std::vector<SaveName>> to_fold(const Git& git, std::size_t keep, std::size_t down_to)
+// the newest `down_to` (<= keep). Puts the tree chains the listing shows in `tree_chains`.
+std::map<std::string, std::vector<SaveName>> to_fold(const Git& git, std::size_t keep, std::size_t down_to,
+                                                     std::set<std::string>& tree_chains)
 {
     RunResult r = git.run({"for-each-ref", "--format=%(refname) %(objectname)", "refs/heads/stranded/",
                            "refs/stranded/"});
@@ -68,6 +70,8 @@ std::map<std::string, std::vector<SaveName>> to_fold(const Git& git, std::size_t
         SaveName s{line.substr(0, space), line.substr(space + 1)};
         if (!is_chain_ref(s.ref))
             (s.ref.starts_with("refs/heads/") ? branches : in_place).push_back(s);
+        else if (s.ref != k_archive_chain)
+            tree_chains.insert(s.ref);
     }
     std::map<std::string, std::vector<SaveName>> chains;
     if (branches.size() > keep) {
@@ -175,17 +179,27 @@ Folded fold_saves(const fs::path& common, std::optional<std::size_t> keep, bool 
 {
     Git git(common);
     std::size_t limit = keep.value_or(keep_branches(common));
-    auto chains = to_fold(git, limit, in_steps ? fold_floor(limit) : limit);
+    std::size_t down_to = in_steps ? fold_floor(limit) : limit;
+    std::set<std::string> tree_chains; // as listed, then with the ones this fold makes
+    auto chains = to_fold(git, limit, down_to, tree_chains);
     Folded folded;
     std::size_t total = 0, done = 0, imports = 0;
+    bool made_chain = false;
     for (const auto& [chain, saves] : chains)
         total += saves.size();
     Progress meter("git-guard: folding saves", total);
     for (const auto& [chain, saves] : chains) {
         fold_chain(git, chain, saves, meter, done, imports);
         (chain == k_archive_chain ? folded.branches : folded.loose) += saves.size();
+        if (chain != k_archive_chain && tree_chains.insert(chain).second)
+            made_chain = true;
     }
     roll_up_packs(git, imports);
+    // Trees that are gone leave their chains behind: beyond the bound, into the archive.
+    // After a save, only a chain this fold made can have taken their count past it; the
+    // listing counted them, so a fold within the bound asks git nothing more.
+    if (tree_chains.size() > limit && (made_chain || !in_steps))
+        folded.trees = fold_tree_chains(common, limit, down_to);
     if (total)
         meter.done();
     return folded;

@@ -12,6 +12,7 @@ namespace guard {
 struct Folded {
     std::size_t branches = 0; // refs/heads/stranded/… folded into the archive chain
     std::size_t loose = 0;    // refs/stranded/<name>/<stamp> folded into their trees' chains
+    std::size_t trees = 0;    // chains of trees that are gone folded into the archive chain
 };
 
 // guard.keepBranches (default 50).
@@ -26,8 +27,10 @@ std::size_t fold_floor(std::size_t keep);
 // `keep` (default: guard.keepBranches; a branch checked out somewhere stays) and every
 // in-place save ref beyond the newest `keep`; `in_steps`: of a kind over `keep`, down to
 // fold_floor(keep). Each chain gets its links first and reads them back; only then are the
-// folded refs deleted, each with its old value and every hook off. Many chains written
-// (a migration): their packs are joined. A meter on a terminal.
+// folded refs deleted, each with its old value and every hook off. Then, when more than
+// `keep` tree chains exist (`in_steps`: and this fold made one), those of trees git no
+// longer lists go into the archive chain, as far down (fold_tree_chains). Many chains
+// written (a migration): their packs are joined. A meter on a terminal.
 // Throws Error when a chain cannot be written (the refs then all stay).
 Folded fold_saves(const std::filesystem::path& common, std::optional<std::size_t> keep = {},
                   bool in_steps = false);

@@ -30,8 +30,8 @@ struct RemoveResult {
 };
 
 // The lock a removal of `tree` (absolute) holds from before its save until the tree is gone:
-// the shim's `git worktree remove` holds it across its exec of git, `git guard remove` until
-// it has removed the tree. A racer waits, then finds the tree gone, instead of judging a tree
+// the shim's `git worktree remove` until its git child is done, `git guard remove` until it
+// has removed the tree. A racer waits, then finds the tree gone, instead of judging a tree
 // another removal has already saved (and calling its removal its own).
 std::string removal_lock_key(const std::filesystem::path& tree);
 

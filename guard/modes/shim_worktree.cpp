@@ -174,8 +174,9 @@ int guard_remove(const GitCall& call)
     auto key = arg.empty() ? std::nullopt : remove_key(call, arg);
     if (!key)
         exec_git(call); // git refuses or reports it itself
-    // Held across the exec below (the descriptor survives it): racers removing this
-    // tree wait until git has removed it, then find it gone. Only this tree's lock.
+    // Held until the git that removes is done (a child below; an exec, which the descriptor
+    // survives, where git is left to refuse): racers removing this tree wait until git has
+    // removed it, then find it gone. Only this tree's lock.
     fs::path common = site_of(call).repository();
     Settings settings = read_settings(common);
     std::vector<PathLock> removing;

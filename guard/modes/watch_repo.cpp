@@ -186,9 +186,17 @@ bool RepoWatch::scan()
         trees[t.name] = {t.path, t.git_dir, t.head, t.branch_ref, old == m_trees.end() ? "" : old->second.index_stamp};
     }
     std::vector<Lost> lost;
+    // A commit one event took from several branches, one of them deleted, is one loss:
+    // judged and saved once, under the first deleted name (a deletion is judged with no
+    // new tip as a base, so it finds at least as much at risk as any move of it would).
+    // Branches that only moved are each judged with their own new tip, as the hook would.
+    std::set<std::string> deleted; // the oids already lost under a deleted name
     for (const auto& [ref, oid] : m_tips)
-        if (!named.count(oid))
-            lost.push_back({ref, oid, tips.count(ref) ? tips[ref] : "", "", {}, false});
+        if (!named.count(oid) && !tips.count(ref) && deleted.insert(oid).second)
+            lost.push_back({ref, oid, "", "", {}, false});
+    for (const auto& [ref, oid] : m_tips)
+        if (!named.count(oid) && tips.count(ref) && !deleted.count(oid))
+            lost.push_back({ref, oid, tips[ref], "", {}, false});
     for (const auto& [id, t] : m_trees) {
         auto now = trees.find(id);
         bool gone = now == trees.end();

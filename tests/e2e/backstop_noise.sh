@@ -75,4 +75,18 @@ assert_eq "" "$(watcher_saves)" "the watcher saved during an ordinary session wh
 assert_eq "" "$("$GUARD" -C "$REPO" watch --lost 2>&1 | grep -v -i -E '^(nothing|no )' || true)" \
     "watch --lost names a commit lost in an ordinary session"
 
+section "one commit taken from two branches in one event (one deleted, one moved) is saved once"
+X=$(unpushed "$REPO" twin)
+git_real -C "$REPO" branch other twin
+wait_known "$REPO" "$X"
+printf 'start\nupdate refs/heads/other %s %s\ndelete refs/heads/twin %s\ncommit\n' \
+    "$(git_real -C "$REPO" rev-parse main)" "$X" "$X" |
+    git_real -c core.hooksPath=/dev/null -C "$REPO" update-ref --stdin >/dev/null
+poll 30 saved_at "$REPO" twin "$X" && pass "the commit is saved under the deleted branch's name" ||
+    fail "the commit $X that lost both its branches was not saved under twin: lost"
+sleep 2 # a second save would come in the same scan; this is room for a slow one
+saves_of_x=$(git_real -C "$REPO" for-each-ref --points-at "$X" --format='%(refname)' refs/heads/stranded/)
+assert_eq "refs/heads/stranded/twin" "$(printf '%s\n' "$saves_of_x" | sed 's|/[^/]*$||' | sort -u | tr '\n' ' ' | sed 's/ $//')" \
+    "the one lost commit was saved under more than one name (noise: one save per name it had)"
+
 finish

@@ -87,4 +87,26 @@ assert_eq "" "$stale" "the removals left git lock files behind (git would refuse
 assert_eq "" "$(git_real -C "$REPO" worktree list --porcelain | grep -F race- || true)" \
     "git still lists a removed tree"
 
+section "a stale index.lock (a git that crashed): the removal still saves, and never removes a lock it did not make"
+T=$TEST_ROOT/stale
+git_real -C "$REPO" worktree add -q --detach "$T" main
+echo "stale edit" >>"$T/a.txt"
+touch "$REPO/.git/worktrees/stale/index.lock"
+run_cmd git -C "$REPO" worktree remove --force "$T"
+assert_eq 0 "$RC" "the forced removal of a tree with a stale index.lock failed: $ERR"
+assert_no_file "$T" "the tree with a stale index.lock was not removed"
+ref=$(git_real -C "$REPO" for-each-ref --format='%(refname)' 'refs/heads/stranded/stale/')
+assert_eq "a
+stale edit" "$(git_real -C "$REPO" show "${ref:-none}:a.txt" 2>&1)" "the edit in the tree with a stale index.lock was lost"
+T=$TEST_ROOT/refused
+git_real -C "$REPO" worktree add -q --detach "$T" main
+echo "kept edit" >>"$T/a.txt"
+touch "$REPO/.git/worktrees/refused/index.lock"
+run_cmd git -C "$REPO" worktree remove "$T"
+assert_ne 0 "$RC" "git removed a dirty tree without --force (the case needs git's refusal)"
+assert_file_exists "$T/a.txt" "git refused, yet the tree is gone"
+assert_file_exists "$REPO/.git/worktrees/refused/index.lock" "the removal deleted a lock file it did not make"
+assert_eq "" "$(ls "$REPO/.git/worktrees/refused" | grep -x HEAD.lock || true)" \
+    "the removal left its HEAD.lock behind after git refused (git could no longer move HEAD there)"
+
 finish

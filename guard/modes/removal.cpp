@@ -140,10 +140,25 @@ std::optional<std::pair<dev_t, ino_t>> take_git_lock(const fs::path& file, std::
     }
 }
 
+volatile std::sig_atomic_t g_interrupted = 0; // the signal a RemovalHold held, 0 when none
+
+extern "C" void note_interruption(int signal) { g_interrupted = signal; }
+
 } // namespace
 
 RemovalHold::RemovalHold(const Worktree& tree, bool move_aside, std::chrono::seconds wait) : m_tree(tree.path)
 {
+    g_interrupted = 0;
+    struct sigaction noted {};
+    noted.sa_handler = note_interruption;
+    sigemptyset(&noted.sa_mask);
+    for (int signal : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) {
+        struct sigaction was {};
+        // A signal the caller ignores (a shell's background job ignores SIGINT) stays ignored.
+        if (::sigaction(signal, nullptr, &was) == 0 && was.sa_handler != SIG_IGN &&
+            ::sigaction(signal, &noted, nullptr) == 0)
+            m_signals.emplace_back(signal, was);
+    }
     std::error_code ec;
     std::vector<fs::path> files{tree.git_dir / "index.lock", tree.git_dir / "HEAD.lock"};
     if (fs::is_directory(tree.git_dir / "reftable", ec))
@@ -177,6 +192,8 @@ Outcome RemovalHold::removed(const fs::path& common, fs::path& moved_to)
     return outcome;
 }
 
+bool RemovalHold::interrupted() const { return g_interrupted != 0; }
+
 RemovalHold::~RemovalHold()
 {
     std::error_code ec;
@@ -188,6 +205,10 @@ RemovalHold::~RemovalHold()
         if (::lstat(held.file.c_str(), &st) == 0 && st.st_dev == held.dev && st.st_ino == held.ino)
             ::unlink(held.file.c_str());
     }
+    for (const auto& [signal, was] : m_signals)
+        ::sigaction(signal, &was, nullptr);
+    if (int signal = g_interrupted) // the tree is whole again: the signal does what it came for
+        std::raise(signal);
 }
 
 std::string removal_lock_key(const fs::path& tree)
@@ -258,6 +279,8 @@ RemoveResult remove_tree(const Site& here, const fs::path& path, const RemoveOpt
         spdlog::warn("discarding {} without saving it", abs.string());
         journal_record(common, {.kind = "discard", .path = abs.string(), .reason = "discard"});
     }
+    if (hold && hold->interrupted()) // the tree goes back where it was, then the signal ends this
+        return kept(common, work, "interrupted before the removal; " + abs.string() + " stays");
     // Point of no return: the work is on verified branches (or explicitly discarded).
     std::string git = find_real_git();
     if (!husk)

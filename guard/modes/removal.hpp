@@ -4,6 +4,7 @@
 #include "guard/save/snapshot.hpp"
 
 #include <chrono>
+#include <csignal>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -47,6 +48,11 @@ std::string removal_lock_key(const std::filesystem::path& tree);
 //   the save finds no file to write to.
 // The end of scope releases the locks still in place and moves the tree back, unless
 // removed() says git removed the admin entry (the moved copy is then deleted).
+// SIGINT, SIGTERM, SIGHUP and SIGQUIT (a Ctrl-C at the terminal; one the caller ignores stays
+// ignored) are held meanwhile, so the tree is never left aside: interrupted() tells the
+// caller to stop before git runs, and the end of scope, its work done, raises the signal
+// again. Only SIGKILL leaves the tree aside
+// (`.<name>.git-guard-removing-<pid>`, whole) and git's lock files in its admin entry.
 class RemovalHold {
 public:
     RemovalHold(const Worktree& tree, bool move_aside, std::chrono::seconds wait);
@@ -56,6 +62,8 @@ public:
 
     // Where the tree is now: aside, or where it was (the move was not possible).
     bool moved() const { return !m_aside.empty(); }
+    // A signal that would have ended the removal arrived: nothing more should start.
+    bool interrupted() const;
     // git removed the tree's admin entry: the moved copy goes too, moved whole under
     // `common` (`moved_to`) when it cannot be deleted, as `git guard remove` does;
     // Outcome::kept (`moved_to`: where its files are left) when neither was possible.
@@ -68,6 +76,7 @@ private:
         ino_t ino;
     };
     std::vector<Held> m_locks;
+    std::vector<std::pair<int, struct sigaction>> m_signals; // the actions held, as they were
     std::filesystem::path m_tree;  // where the tree was
     std::filesystem::path m_aside; // where it is while held ("" when not moved)
 };

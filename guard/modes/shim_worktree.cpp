@@ -203,6 +203,8 @@ int guard_remove(const GitCall& call)
             t.prunable = t.prunable || t.name == tree->name; // its files are aside now
     if (int rc = save_listed(call, *tree, "worktree remove", &trees))
         return rc;
+    if (hold.interrupted())
+        return 130; // the tree goes back where it was, then the signal ends this process
     if (ours)
         ask_git(call, {"worktree", "unlock", tree->path.string()});
     // Point of no return: the work is on a verified branch; git removes the tree.

@@ -109,4 +109,29 @@ assert_file_exists "$REPO/.git/worktrees/refused/index.lock" "the removal delete
 assert_eq "" "$(ls "$REPO/.git/worktrees/refused" | grep -x HEAD.lock || true)" \
     "the removal left its HEAD.lock behind after git refused (git could no longer move HEAD there)"
 
+section "ended (SIGTERM) while the tree is aside: it goes back whole, and no lock stays"
+# A git whose `status` takes 3 s holds the removal in its save, with the tree aside.
+SLOW=$TEST_ROOT/slow-git
+printf '#!/bin/sh\ncase " $* " in *" status "*) sleep 3 ;; esac\nexec "%s" "$@"\n' "$REAL_GIT" >"$SLOW"
+chmod +x "$SLOW"
+T=$TEST_ROOT/interrupted
+git_real -C "$REPO" worktree add -q --detach "$T" main
+echo "interrupted edit" >>"$T/a.txt"
+GIT_GUARD_REAL_GIT=$SLOW git -C "$REPO" worktree remove --force "$T" >"$TEST_ROOT/interrupted.out" 2>&1 &
+remover=$!
+aside() { ls -a "$TEST_ROOT" | grep -q -F ".interrupted.git-guard-removing-"; }
+for _ in $(seq 1 500); do aside && break; sleep 0.02; done
+aside || fail "the removal never moved the tree aside (nothing below is tested)"
+kill -TERM "$remover" # a background job ignores SIGINT; a Ctrl-C is held the same way
+wait "$remover"
+assert_eq 143 "$?" "the interrupted removal did not end by its SIGTERM ($(cat "$TEST_ROOT/interrupted.out"))"
+assert_eq "a
+interrupted edit" "$(cat "$T/a.txt" 2>&1)" \
+    "the interrupted removal did not put the tree back where it was: its work is hidden aside or lost"
+if aside; then fail "the interrupted removal left the moved copy behind"; fi
+assert_eq "" "$(ls "$REPO/.git/worktrees/interrupted" | grep -F .lock || true)" \
+    "the interrupted removal left git's lock files in the tree's admin entry (git could no longer commit there)"
+run_cmd git_real -C "$T" commit -q -am "after the interruption"
+assert_eq 0 "$RC" "git cannot commit in the tree after the interrupted removal: $ERR"
+
 finish

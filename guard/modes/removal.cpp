@@ -170,7 +170,7 @@ RemovalHold::RemovalHold(const Worktree& tree, bool move_aside, std::chrono::sec
             spdlog::warn("removal of {}: {} stays taken by another process; removing without it",
                          tree.path.string(), file.string());
     }
-    if (!move_aside)
+    if (!move_aside || g_interrupted) // interrupted while waiting for git: nothing is moved
         return;
     fs::path aside = tree.path.parent_path() /
                      ("." + tree.path.filename().string() + ".git-guard-removing-" + std::to_string(::getpid()));

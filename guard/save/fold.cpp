@@ -91,20 +91,15 @@ std::map<std::string, std::vector<SaveName>> to_fold(const Git& git, std::size_t
     return chains;
 }
 
-// The folded names go, each only if it still holds its save; nothing runs a hook (ours
-// would refuse deleting a save), and a packed-refs lock held by the git we run under
-// fails fast instead of waiting: the next fold retries.
+// The folded names go, each only if it still holds its save (delete_folded).
 void delete_names(const Git& git, const std::vector<SaveName>& saves)
 {
-    std::string input = "start\n";
+    std::vector<std::pair<std::string, std::string>> refs;
     for (const auto& s : saves)
-        input += "delete " + s.ref + " " + s.commit + "\n";
-    std::vector<std::string> args = hooks_off(git);
-    args.insert(args.end(), {"-c", "core.packedRefsTimeout=0", "update-ref", "-m", "git-guard: fold", "--stdin"});
-    RunResult r = git.run(args, input + "commit\n");
-    if (r.status != 0)
+        refs.emplace_back(s.ref, s.commit);
+    if (std::string err = delete_folded(git, refs); !err.empty())
         spdlog::warn("folded {} save(s) but could not delete their refs (they stay listed once): {}",
-                     saves.size(), first_line_of(r.err));
+                     saves.size(), err);
 }
 
 // "<handle> <commit>" of every save some chain already holds: a fold whose names could not
@@ -173,6 +168,17 @@ std::size_t keep_branches(const fs::path& common)
                        : k_default_keep;
         }
     return k_default_keep;
+}
+
+std::string delete_folded(const Git& git, const std::vector<std::pair<std::string, std::string>>& refs)
+{
+    std::string input = "start\n";
+    for (const auto& [ref, old] : refs)
+        input += "delete " + ref + " " + old + "\n";
+    std::vector<std::string> args = hooks_off(git);
+    args.insert(args.end(), {"-c", "core.packedRefsTimeout=0", "update-ref", "-m", "git-guard: fold", "--stdin"});
+    RunResult r = git.run(args, input + "commit\n");
+    return r.status == 0 ? "" : first_line_of(r.err).empty() ? "update-ref failed" : first_line_of(r.err);
 }
 
 Folded fold_saves(const fs::path& common, std::optional<std::size_t> keep, bool in_steps)

@@ -6,6 +6,9 @@
 #include <cstddef>
 #include <filesystem>
 #include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace guard {
 
@@ -51,5 +54,11 @@ void fold_after(std::string git_identity);
 // Whether git holds the ref store of `common` locked: packed-refs.lock, or reftable's
 // tables.list.lock.
 bool ref_store_locked(const std::filesystem::path& common);
+
+class Git;
+// Deletes the folded `refs` ((name, the value it must still hold)) in one transaction,
+// every hook off (ours would refuse deleting a save or a chain), and fails fast when git
+// holds the packed-refs lock (the next fold retries). Returns git's error, "" on success.
+std::string delete_folded(const Git& git, const std::vector<std::pair<std::string, std::string>>& refs);
 
 } // namespace guard

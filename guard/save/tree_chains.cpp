@@ -119,22 +119,19 @@ std::string append_to_archive(const Git& git, const std::vector<Link>& links, st
 }
 
 // Deletes the folded chains' refs, each only if it still holds the tip its links were read
-// from; nothing runs a hook (ours refuses deleting a chain), and a packed-refs lock of git's
-// fails fast: the chains then stay, and the next fold links nothing twice.
+// from (delete_folded): when git holds the packed-refs lock the chains stay, and the next
+// fold links nothing twice.
 bool delete_chains(const Git& git, const std::vector<TreeChain>& chains)
 {
-    std::string input = "start\n";
+    std::vector<std::pair<std::string, std::string>> refs;
     for (const auto& c : chains)
-        input += "delete " + c.ref + " " + c.tip + "\n";
-    std::vector<std::string> args = hooks_off(git);
-    args.insert(args.end(), {"-c", "core.packedRefsTimeout=0", "update-ref", "-m",
-                             "git-guard: fold", "--stdin"});
-    RunResult r = git.run(args, input + "commit\n");
-    if (r.status != 0)
+        refs.emplace_back(c.ref, c.tip);
+    std::string err = delete_folded(git, refs);
+    if (!err.empty())
         spdlog::warn("folded {} tree chain(s) into {} but could not delete them (their saves are "
                      "listed once): {}",
-                     chains.size(), k_archive_chain, first_line_of(r.err));
-    return r.status == 0;
+                     chains.size(), k_archive_chain, err);
+    return err.empty();
 }
 
 // Folds `picked` (oldest first) under the locks the caller holds; returns how many went.

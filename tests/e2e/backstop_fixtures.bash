@@ -19,6 +19,18 @@ skip_suite() {
     exit 125
 }
 
+# logging_git: $TEST_ROOT/logging-git, the real git that first appends its arguments to
+# $CALLS (set here): give it to the watcher as $GIT_GUARD_REAL_GIT to see every git it runs.
+logging_git() {
+    CALLS=$TEST_ROOT/git-calls
+    cat >"$TEST_ROOT/logging-git" <<EOF2
+#!/bin/sh
+echo "\$*" >>"$CALLS"
+exec "$REAL_GIT" "\$@"
+EOF2
+    chmod +x "$TEST_ROOT/logging-git"
+}
+
 # guarded_clone NAME: bare NAME.origin, its clone NAME, installed with the watcher started.
 # Sets $REPO.
 guarded_clone() {

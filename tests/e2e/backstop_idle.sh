@@ -7,13 +7,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/backstop_fixtures.bash"
 
 # Every git the watcher runs, logged: the watcher takes its git from $GIT_GUARD_REAL_GIT.
-CALLS=$TEST_ROOT/git-calls
-cat >"$TEST_ROOT/logging-git" <<EOF2
-#!/bin/sh
-echo "\$*" >>"$CALLS"
-exec "$REAL_GIT" "\$@"
-EOF2
-chmod +x "$TEST_ROOT/logging-git"
+logging_git
 
 git_real config --global guard.snapshotInterval 1
 guarded_clone repo

@@ -134,4 +134,16 @@ assert_eq "" "$(ls "$REPO/.git/worktrees/interrupted" | grep -F .lock || true)" 
 run_cmd git_real -C "$T" commit -q -am "after the interruption"
 assert_eq 0 "$RC" "git cannot commit in the tree after the interrupted removal: $ERR"
 
+section "a caller's own GIT_GUARD_HANDLED (its pid, no words) does not pass the removal by"
+# The mark the shim hands its git child comes from the front end, never from the caller.
+T=$TEST_ROOT/marked
+git_real -C "$REPO" worktree add -q --detach "$T" main
+echo "marked edit" >>"$T/a.txt"
+run_cmd env GIT_GUARD_HANDLED="$$ 0" git -C "$REPO" worktree remove --force "$T"
+assert_eq 0 "$RC" "the removal with a forged GIT_GUARD_HANDLED failed: $ERR"
+ref=$(git_real -C "$REPO" for-each-ref --format='%(refname)' "refs/heads/stranded/marked/")
+assert_eq "a
+marked edit" "$(git_real -C "$REPO" show "${ref:-none}:a.txt" 2>&1)" \
+    "a forged GIT_GUARD_HANDLED let the removal destroy the tree's edit unsaved"
+
 finish

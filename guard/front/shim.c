@@ -291,7 +291,7 @@ int main(int argc, char** argv)
         fputs("git-guard: no memory to read the command line; the command was not run\n", stderr);
         return 128;
     }
-    int step = parsed == 0 && is_git_step(&call);
+    int step = parsed == 0 && is_git_step(&call, s_real_git);
     if (have_real)
         set_exec_path(&call, real, ours);
     mark_handled(&call);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 // Each row is git's whole command line for one of its steps (git's builtin/stash.c,
@@ -86,14 +87,25 @@ static int is_step_shape(const struct Call* call)
     return 0;
 }
 
-int is_git_step(const struct Call* call)
+// Whether the parent process runs `real_git`'s very file. Any program can set the mark
+// with its own pid; only a git the shim (or the full binary) started is that git.
+static int parent_is_git(const char* real_git)
+{
+    char exe[48];
+    struct stat parent, git;
+    snprintf(exe, sizeof exe, "/proc/%ld/exe", (long)getppid());
+    return stat(exe, &parent) == 0 && stat(real_git, &git) == 0 && parent.st_dev == git.st_dev &&
+           parent.st_ino == git.st_ino;
+}
+
+int is_git_step(const struct Call* call, const char* real_git)
 {
     const char* handled = getenv("GIT_GUARD_HANDLED");
     char* rest = NULL;
     if (!handled || strtol(handled, &rest, 10) != (long)getppid() || *rest != ' ')
         return 0;
     unsigned long long expected = strtoull(rest + 1, NULL, 16);
-    return (expected && expected == words_hash(call)) || is_step_shape(call);
+    return ((expected && expected == words_hash(call)) || is_step_shape(call)) && parent_is_git(real_git);
 }
 
 // A shell alias is not marked: its shell, not git, starts the `git` inside it.

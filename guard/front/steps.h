@@ -7,14 +7,17 @@
 // The shim marks every git it starts with GIT_GUARD_HANDLED="<its pid> <hash of the
 // expanded words, or 0>" (git keeps the pid across the exec). A call is git's own step
 // when its parent is that pid and it is the alias re-run (same words) or one of those
-// exact shapes; a hook, `rebase -x` or `submodule foreach` typing other words, even
-// one that `exec`s git in its shell's place, is judged.
+// exact shapes, and that parent runs the real git's file (/proc/<ppid>/exe): a program
+// that sets the mark itself, its own pid and the hash of its words, is no git. A hook,
+// `rebase -x` or `submodule foreach` typing other words, even one that `exec`s git in
+// its shell's place, is judged.
 
 #include "call.h"
 
-// Whether `call` is one of git's own steps: its parent is a git this shim marked, and it
-// is that git's alias re-run (the same expanded words) or one of the listed shapes.
-int is_git_step(const struct Call* call);
+// Whether `call` is one of git's own steps: its parent is a git this shim marked, running
+// `real_git`'s file, and it is that git's alias re-run (the same expanded words) or one
+// of the listed shapes.
+int is_git_step(const struct Call* call, const char* real_git);
 
 // Marks the git about to be exec'd (GIT_GUARD_HANDLED, above); unmarks a shell alias.
 void mark_handled(const struct Call* call);

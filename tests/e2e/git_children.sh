@@ -97,6 +97,37 @@ for dir in "$GUARD_BIN_DIR"/exec-path/*/; do
 done
 cd "$TEST_ROOT" || exit 1
 
+section "a caller that writes git's mark itself (its pid, the hash of its words) is judged"
+# The shim marks the git it starts with GIT_GUARD_HANDLED="<pid> <hash of the words>", and
+# a child of that git with the same words is git's own alias re-run. A program that sets
+# the mark itself, with its own pid and the hash of the words it runs, is no git: its
+# removal and its reset are judged like any other.
+new_tree
+forge() { # forge DIR WORD...: runs `git -C DIR WORD...` from a program that wrote the whole mark
+    python3 - "$@" <<'FORGE_EOF'
+import os, subprocess, sys
+words = sys.argv[2:]
+h = 14695981039346656037
+for w in words:
+    for b in w.encode() + b"\0":
+        h = ((h ^ b) * 1099511628211) % (1 << 64)
+os.environ["GIT_GUARD_HANDLED"] = "%d %x" % (os.getpid(), h or 1)
+sys.exit(subprocess.run(["git", "-C", sys.argv[1]] + words).returncode)
+FORGE_EOF
+}
+run_cmd forge "$REPO" worktree remove --force "$t"
+assert_eq 0 "$RC" "the removal under a forged mark failed: $ERR"
+expect_saved "worktree remove --force under a forged mark (pid and words' hash)"
+printf 'forged edit\n' >"$REPO/a.txt"
+run_cmd forge "$REPO" reset --hard -q --no-recurse-submodules
+assert_eq 0 "$RC" "the reset under a forged mark failed: $ERR"
+saved_edit=""
+for ref in $(git_real -C "$REPO" for-each-ref --format='%(refname)' refs/stranded/); do
+    [ "$(git_real -C "$REPO" show "$ref:a.txt" 2>/dev/null)" = "forged edit" ] && saved_edit=$ref
+done
+assert_ne "" "$saved_edit" \
+    "reset --hard in the shape of stash's own step, under a forged mark: the edit to a.txt was destroyed, not saved"
+
 section "what reaches the full binary: children yes, git's own steps once"
 FAKE=$TEST_ROOT/fake
 mkdir -p "$FAKE"

@@ -174,15 +174,15 @@ static int take_option(struct Call* call, const struct GitOption* option, char**
             call->globals[call->nglobals++] = word[k];
         return -1;
     case git_opt_chdir: {
-        char next[k_path_max];
         const char* dir = option->value;
         if (!*dir || (dir[0] != '/' && !call->cwd[0]))
             return -1; // relative to a directory nobody can name: still none
-        int n = dir[0] == '/' ? snprintf(next, sizeof next, "%s", dir)
-                              : snprintf(next, sizeof next, "%s/%s", call->cwd, dir);
-        if (n < 0 || (size_t)n >= sizeof next)
+        size_t base = dir[0] == '/' ? 0 : strlen(call->cwd) + 1, n = strlen(dir);
+        if (base + n >= sizeof call->cwd)
             return git_opt_bad;
-        memcpy(call->cwd, next, (size_t)n + 1);
+        if (base)
+            call->cwd[base - 1] = '/';
+        memcpy(call->cwd + base, dir, n + 1);
         return -1;
     }
     case git_opt_pager:
@@ -208,9 +208,28 @@ static int take_options(struct Call* call, int argc, char** argv, int* at, int* 
     return -1;
 }
 
+// Makes room in `call->globals` and `call->words` for `more` words beyond what each holds.
+// Returns 0, or -1 when there is no memory.
+static int grow_room(struct Call* call, int more)
+{
+    int used = call->nglobals > call->nwords ? call->nglobals : call->nwords;
+    if (used + more <= call->room)
+        return 0;
+    int room = used + more;
+    char** globals = realloc(call->globals, (size_t)room * sizeof *globals);
+    if (globals)
+        call->globals = globals;
+    char** words = globals ? realloc(call->words, (size_t)room * sizeof *words) : NULL;
+    if (!words)
+        return -1;
+    call->words = words;
+    call->room = room;
+    return 0;
+}
+
 // Replaces the alias in `call->words[0]` by its expansion. Returns 1 when expanded,
 // 0 when the word is no alias (or a shell alias, which sets `shell_alias`), -1 when
-// git would die on it.
+// git would die on it, -2 when there is no memory to hold its words.
 static int expand_one(struct Call* call, char* aliases, size_t size)
 {
     static char values[k_max_alias_depth][8192];
@@ -228,12 +247,14 @@ static int expand_one(struct Call* call, char* aliases, size_t size)
     char* words[k_max_alias_words];
     int count = split_words(values[depth++], words, k_max_alias_words);
     int at = 0, envchanged = 0;
+    if (count > 0 && grow_room(call, count) != 0)
+        return -2;
     if (count < 0 || take_options(call, count, words, &at, &envchanged) >= 0 || envchanged ||
         at >= count || strcmp(words[at], call->words[0]) == 0)
         return -1; // git: bad alias, "changes environment variables", empty or recursive
     int rest = call->nwords - 1;
     if (count - at + rest > call->room)
-        return -1; // never: room counts k_max_alias_words for each expansion
+        return -1; // never: grow_room made room for every word of the alias
     memmove(call->words + (count - at), call->words + 1, (size_t)rest * sizeof *call->words);
     memcpy(call->words, words + at, (size_t)(count - at) * sizeof *words);
     call->nwords = count - at + rest;
@@ -272,7 +293,7 @@ int parse_call(int argc, char* argv[], const char* real_git, const char* exec_pa
     call->stop = -1;
     // Room for every word of argv and of every alias expansion: a call too long to hold
     // went to git unguarded (`git checkout -- <1,100 paths>` destroyed them all unsaved).
-    call->room = argc + (k_max_alias_depth + 1) * k_max_alias_words;
+    call->room = argc + 8; // grown for each alias's words (grow_room)
     call->globals = malloc((size_t)call->room * sizeof *call->globals);
     call->words = malloc((size_t)call->room * sizeof *call->words);
     if (!call->globals || !call->words)

@@ -13,8 +13,8 @@ struct Call {
     char cwd[k_path_max]; // the directory git runs in, after every -C ("": none can be named)
     char** words;         // the subcommand and its arguments, aliases expanded
     int nwords;
-    int room;             // entries globals and words each hold: every word of argv and
-                          // of the aliases, however many (xargs hands git thousands)
+    int room;             // entries globals and words each hold: every word of argv, grown
+                          // for each alias's words (xargs hands git thousands)
     int stop;             // enum GitOptionKind that ended parsing, or -1: a subcommand
     int shell_alias;      // the subcommand is a shell alias (`!…`): git runs a shell
     int expanded;         // an alias was expanded: git re-runs `git <words>` as a child

@@ -2,7 +2,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -23,16 +25,34 @@ void open_std_fds(void)
     }
 }
 
+const char* self_exe(void)
+{
+    static char* path; // on the heap, not the stack: the callers' buffers need not nest
+    if (!path) {
+        char* link = malloc(k_path_max);
+        ssize_t n = link ? readlink("/proc/self/exe", link, k_path_max - 1) : -1;
+        if (n < 0 || n >= k_path_max - 1) {
+            free(link);
+            errno = n < 0 ? errno : ENAMETOOLONG;
+            return NULL;
+        }
+        link[n] = '\0';
+        char* exact = realloc(link, (size_t)n + 1);
+        path = exact ? exact : link;
+    }
+    return path;
+}
+
 int self_dir(char* dir, size_t size)
 {
-    ssize_t n = readlink("/proc/self/exe", dir, size - 1);
-    if (n < 0)
+    const char* self = self_exe();
+    if (!self)
         return -1;
-    if ((size_t)n >= size - 1) {
+    if (strlen(self) >= size) {
         errno = ENAMETOOLONG;
         return -1;
     }
-    dir[n] = '\0';
+    strcpy(dir, self);
     char* slash = strrchr(dir, '/');
     if (!slash) {
         errno = ENOENT;
@@ -44,8 +64,49 @@ int self_dir(char* dir, size_t size)
 
 int join_path(char* out, size_t size, const char* dir, const char* name)
 {
-    int n = snprintf(out, size, "%s/%s", dir, name);
-    return n < 0 || (size_t)n >= size ? -1 : 0;
+    return concat(out, size, dir, "/", name, (char*)NULL);
+}
+
+int concat(char* out, size_t size, ...)
+{
+    va_list parts;
+    va_start(parts, size);
+    size_t used = 0;
+    int rc = 0;
+    for (const char* part; rc == 0 && (part = va_arg(parts, const char*));) {
+        size_t n = strlen(part);
+        if (used + n >= size)
+            rc = -1;
+        else
+            memcpy(out + used, part, n), used += n;
+    }
+    va_end(parts);
+    if (size)
+        out[rc == 0 ? used : 0] = '\0';
+    return rc;
+}
+
+int join_span(char* out, size_t size, const char* dir, const char* name, size_t n)
+{
+    size_t length = strlen(dir);
+    if (length + 1 + n >= size) {
+        if (size)
+            out[0] = '\0';
+        return -1;
+    }
+    memcpy(out, dir, length);
+    out[length] = '/';
+    memcpy(out + length + 1, name, n);
+    out[length + 1 + n] = '\0';
+    return 0;
+}
+
+void hex64(unsigned long long value, char out[17])
+{
+    static const char k_digits[] = "0123456789abcdef";
+    for (int i = 15; i >= 0; --i, value >>= 4)
+        out[i] = k_digits[value & 15];
+    out[16] = '\0';
 }
 
 const char* base_name(const char* path)
@@ -54,14 +115,18 @@ const char* base_name(const char* path)
     return slash ? slash + 1 : path;
 }
 
-int diverted_git(const char* git_path, char* out, size_t size)
+int diverted_git(char* path, size_t size)
 {
+    static const char k_suffix[] = ".distrib";
     struct stat st;
-    int n = snprintf(out, size, "%s.distrib", git_path);
-    return n > 0 && (size_t)n < size && stat(out, &st) == 0 && S_ISREG(st.st_mode) &&
-                   access(out, X_OK) == 0
-               ? 0
-               : -1;
+    size_t n = strlen(path);
+    if (n + sizeof k_suffix > size)
+        return -1;
+    memcpy(path + n, k_suffix, sizeof k_suffix);
+    if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0)
+        return 0;
+    path[n] = '\0';
+    return -1;
 }
 
 int next_in_path(const char** cursor, const char* name, char* out, size_t size)
@@ -71,10 +136,15 @@ int next_in_path(const char** cursor, const char* name, char* out, size_t size)
         return 0;
     const char* end = strchrnul(dir, ':');
     *cursor = *end ? end + 1 : NULL;
-    int length = (int)(end - dir);
-    int n = snprintf(out, size, "%.*s%s%s", length, dir, length ? "/" : "", name);
-    if (n < 0 || (size_t)n >= size)
+    size_t length = (size_t)(end - dir), n = strlen(name);
+    if (length + 1 + n >= size) {
         out[0] = '\0';
+        return 1;
+    }
+    memcpy(out, dir, length);
+    if (length)
+        out[length++] = '/';
+    memcpy(out + length, name, n + 1);
     return 1;
 }
 

@@ -13,12 +13,28 @@ enum { k_path_max = 4096 };
 // closed under it). What git sees is unchanged: it would do the same.
 void open_std_fds(void);
 
-// Writes the directory of the running executable (/proc/self/exe, links resolved)
-// into `dir`. Returns 0, or -1 with errno set.
+// The running executable's path (/proc/self/exe, links resolved), read once per process.
+// NULL with errno set when it cannot be read.
+const char* self_exe(void);
+
+// Writes the directory of the running executable (self_exe) into `dir`. Returns 0, or -1
+// with errno set.
 int self_dir(char* dir, size_t size);
 
 // Writes `dir`/`name` into `out`. Returns 0, or -1 when it does not fit.
 int join_path(char* out, size_t size, const char* dir, const char* name);
+
+// Writes the strings given (up to a NULL) one after another into `out`. Returns 0, or -1
+// when they do not fit in `size` bytes (`out` is then ""). The fast paths build their
+// paths with it: printf's machinery costs a static process pages it need not touch.
+int concat(char* out, size_t size, ...);
+
+// Writes `dir`/ and the first `n` bytes of `name` into `out`. Returns 0, or -1 when it
+// does not fit (`out` is then "").
+int join_span(char* out, size_t size, const char* dir, const char* name, size_t n);
+
+// `value` as 16 lowercase hex digits and a NUL, into `out`.
+void hex64(unsigned long long value, char out[17]);
 
 // What one of git's global options is to the shim (git.c handle_options).
 enum GitOptionKind {
@@ -61,9 +77,10 @@ int next_in_path(const char** cursor, const char* name, char* out, size_t size);
 const char* base_name(const char* path);
 
 // The git a system install (`git guard install --system`) moved aside with dpkg-divert
-// before putting the shim at `git_path`: `git_path`.distrib, when that is an executable
-// file (docs/install.md, "System install"). Writes it into `out`; returns 0, or -1.
-int diverted_git(const char* git_path, char* out, size_t size);
+// before putting the shim at `path`: `path`.distrib, when that is an executable file
+// (docs/install.md, "System install"). Appends ".distrib" to `path` (a buffer of `size`
+// bytes) and returns 0 when it is one; otherwise leaves `path` as it was and returns -1.
+int diverted_git(char* path, size_t size);
 
 // Starts `argv` (argv[0] is a path) with `in_fd` (when >= 0) as its stdin and
 // `out_fd` (when >= 0) as its stdout; `quiet` sends its stderr to /dev/null.

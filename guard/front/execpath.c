@@ -46,16 +46,9 @@ static int make_dir(const char* path)
     return mkdir(path, 0755) == 0 || errno == EEXIST ? 0 : -1;
 }
 
-// <shim dir>/exec-path, else the per-user cache; created when missing.
-static const char* state_dir(void)
+// The per-user cache's exec-path directory, created when missing, into `dir`.
+static const char* cache_state_dir(char* dir, size_t size)
 {
-    static char dir[k_path_max];
-    if (dir[0])
-        return dir;
-    char self[k_path_max];
-    if (self_dir(self, sizeof self) == 0 && join_path(dir, sizeof dir, self, "exec-path") == 0 &&
-        (access(dir, W_OK) == 0 || (make_dir(dir) == 0 && access(dir, W_OK) == 0)))
-        return dir;
     const char* cache = getenv("XDG_CACHE_HOME");
     const char* home = getenv("HOME");
     char base[k_path_max];
@@ -65,11 +58,36 @@ static const char* state_dir(void)
         snprintf(base, sizeof base, "%s/.cache", home);
     else
         return dir[0] = '\0', NULL;
-    if (join_path(dir, sizeof dir, base, "git-guard") != 0 || make_dir(base) != 0 ||
-        make_dir(dir) != 0 || join_path(dir, sizeof dir, base, "git-guard/exec-path") != 0 ||
-        make_dir(dir) != 0)
+    if (join_path(dir, size, base, "git-guard") != 0 || make_dir(base) != 0 || make_dir(dir) != 0 ||
+        join_path(dir, size, base, "git-guard/exec-path") != 0 || make_dir(dir) != 0)
         return dir[0] = '\0', NULL;
     return dir;
+}
+
+static __attribute__((noinline)) const char* slow_state_dir(char** found)
+{
+    char dir[k_path_max];
+    return cache_state_dir(dir, sizeof dir) ? (*found = strdup(dir)) : NULL;
+}
+
+// <shim dir>/exec-path, else the per-user cache; created when missing.
+static const char* state_dir(void)
+{
+    static char* found;
+    if (found)
+        return found;
+    const char* self = self_exe();
+    const char* slash = self ? strrchr(self, '/') : NULL;
+    size_t n = slash ? (size_t)(slash - self) : 0;
+    char* dir = malloc(n + sizeof "/exec-path");
+    if (dir && slash) {
+        memcpy(dir, self, n);
+        memcpy(dir + n, "/exec-path", sizeof "/exec-path");
+        if (access(dir, W_OK) == 0 || (make_dir(dir) == 0 && access(dir, W_OK) == 0))
+            return found = dir;
+    }
+    free(dir);
+    return slow_state_dir(&found);
 }
 
 // Reads the link `path` into `out`. Returns 0, or -1.
@@ -115,20 +133,25 @@ int real_exec_path(const char* real_git, char* real, size_t size, int* ours)
         if (join_path(marker, sizeof marker, env, k_marker) == 0 &&
             read_link(marker, real, size) == 0)
             return *ours = 1, 0;
-        return snprintf(real, size, "%s", env) < (int)size ? 0 : -1;
+        return concat(real, size, env, (char*)NULL);
     }
     const char* state = state_dir();
-    char record[k_path_max];
-    if (!state || snprintf(record, sizeof record, "%s/git-%016llx", state,
-                           (unsigned long long)hash_file(14695981039346656037u, real_git)) >=
-                      (int)sizeof record)
+    char hash[17];
+    hex64(hash_file(14695981039346656037u, real_git), hash);
+    size_t length = state ? strlen(state) + sizeof "/git-" + 16 : 0;
+    char* record = state ? malloc(length) : NULL;
+    if (!record || concat(record, length, state, "/git-", hash, (char*)NULL) != 0) {
+        free(record);
         return ask_git(real_git, real, size);
-    if (read_link(record, real, size) == 0)
-        return 0;
-    if (ask_git(real_git, real, size) != 0)
-        return -1;
-    write_link(record, real);
-    return 0;
+    }
+    int rc = 0;
+    if (read_link(record, real, size) != 0) {
+        rc = ask_git(real_git, real, size);
+        if (rc == 0)
+            write_link(record, real);
+    }
+    free(record);
+    return rc;
 }
 
 // Fills the fresh directory `dir` with the mirror of `real`.
@@ -171,22 +194,13 @@ static void remove_mirror(const char* dir)
     rmdir(dir);
 }
 
-int exec_path_mirror(const char* real, char* mirror, size_t size)
+// Makes the mirror `mirror` of `real` (for the shim `self`), racing other shims.
+static __attribute__((noinline)) int make_mirror(const char* state, const char* real, const char* self,
+                                                 const char* mirror)
 {
-    char self[k_path_max], probe[k_path_max], temp[k_path_max];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    const char* state = state_dir();
-    if (n < 0 || (size_t)n >= sizeof self - 1 || !state)
-        return -1;
-    self[n] = '\0';
-    uint64_t hash = fnv(fnv(14695981039346656037u, k_layout, sizeof k_layout), self, (size_t)n + 1);
-    hash = hash_file(hash, real);
-    if (snprintf(mirror, size, "%s/%016llx", state, (unsigned long long)hash) >= (int)size ||
-        join_path(probe, sizeof probe, mirror, "git") != 0)
-        return -1;
-    if (access(probe, X_OK) == 0)
-        return 0;
-    if (snprintf(temp, sizeof temp, "%s/tmp-XXXXXX", state) >= (int)sizeof temp || !mkdtemp(temp) ||
+    char probe[k_path_max], temp[k_path_max];
+    if (join_path(probe, sizeof probe, mirror, "git") != 0 ||
+        snprintf(temp, sizeof temp, "%s/tmp-XXXXXX", state) >= (int)sizeof temp || !mkdtemp(temp) ||
         chmod(temp, 0755) != 0)
         return -1;
     if (fill_mirror(temp, real, self) != 0 || (rename(temp, mirror) != 0 && access(probe, X_OK) != 0)) {
@@ -195,6 +209,24 @@ int exec_path_mirror(const char* real, char* mirror, size_t size)
     }
     remove_mirror(temp); // another shim won the race: its mirror stands, ours goes
     return 0;
+}
+
+int exec_path_mirror(const char* real, char* mirror, size_t size)
+{
+    const char* self = self_exe();
+    const char* state = state_dir();
+    if (!self || !state)
+        return -1;
+    uint64_t hash = fnv(fnv(14695981039346656037u, k_layout, sizeof k_layout), self, strlen(self) + 1);
+    hash = hash_file(hash, real);
+    // `<mirror>/git` first, to probe; then cut back to `<mirror>`.
+    char name[17];
+    hex64(hash, name);
+    if (concat(mirror, size, state, "/", name, "/git", (char*)NULL) != 0)
+        return -1;
+    int found = access(mirror, X_OK) == 0;
+    mirror[strlen(mirror) - 4] = '\0';
+    return found ? 0 : make_mirror(state, real, self, mirror);
 }
 
 int writes_exec_path(const struct Call* call)

@@ -145,8 +145,8 @@ static int reftable_being_made(int reftable)
     char path[k_path_max + 16];
     if (!reftable || !find_dirs())
         return 0;
-    snprintf(path, sizeof path, "%s/objects", repo_common());
-    return access(path, F_OK) != 0 && errno == ENOENT;
+    return concat(path, sizeof path, repo_common(), "/objects", (char*)NULL) == 0 && access(path, F_OK) != 0 &&
+           errno == ENOENT;
 }
 
 // Whether the full binary must judge this prepared transaction, classified as `classified`.
@@ -218,6 +218,45 @@ static int run_tied(char* const argv[], int input)
     return 1;
 }
 
+// What a transaction that is judged or has a chained hook runs: the full binary (handed our
+// classification), then the chained hook (handed git's input). Out of main, so that the
+// frames of the fast path above stay small (each stack page touched is a fault).
+static __attribute__((noinline)) int hand_over(const char* hook_path, const char* state, char* classified,
+                                               size_t classified_size, int guarded, const char* chained)
+{
+    int has_chained = chained != NULL;
+    char full[k_path_max], tried[4 * k_path_max], why[5 * k_path_max];
+    if (guarded && find_full(hook_path, full, sizeof full, tried, sizeof tried) != 0) {
+        snprintf(why, sizeof why, "git-guard is missing (looked for %s)", tried);
+        int deletions, updates;
+        scan(classified, classified ? classified_size : 0, why, &deletions, &updates);
+        free(classified);
+        return 1;
+    }
+    // The full binary gets our classification of git's lines, never the raw input to
+    // parse again (issue 17: one parser); the chained hook gets git's input.
+    int ours_input = guarded && classified ? input_file(classified, classified_size) : -1;
+    free(classified);
+    int input = has_chained ? input_file(input_begin(), (size_t)(input_end() - input_begin())) : -1;
+    if (guarded)
+        hand_dirs();
+    char* ours[] = {full, (char*)"hook", (char*)"reference-transaction", (char*)state, (char*)"--classified", NULL};
+    if (guarded && !has_chained && ours_input >= 0 && lseek(ours_input, 0, SEEK_SET) == 0) {
+        // Nothing runs after it: become it, so that whoever kills the hook kills it.
+        dup2(ours_input, 0);
+        execv(full, ours);
+        fprintf(stderr, "git-guard: cannot run %s: %s\n", full, strerror(errno));
+        return 1;
+    }
+    int status = guarded ? run_tied(ours, ours_input) : 0;
+    unhand_dirs();
+    char line[k_path_max], *theirs[7];
+    if (has_chained)
+        chained_argv(chained, hook_path, state, line, sizeof line, theirs);
+    int chained_status = has_chained ? run_tied(theirs, input) : 0;
+    return status ? status : chained_status;
+}
+
 int main(int argc, char** argv)
 {
     if (wants_guard_version(argc, argv, "git-guard-hook"))
@@ -252,34 +291,5 @@ int main(int argc, char** argv)
         free(classified);
         return 0;
     }
-    char full[k_path_max], tried[4 * k_path_max], why[5 * k_path_max];
-    if (guarded && find_full(hook_path, full, sizeof full, tried, sizeof tried) != 0) {
-        snprintf(why, sizeof why, "git-guard is missing (looked for %s)", tried);
-        int deletions, updates;
-        scan(classified, classified ? classified_size : 0, why, &deletions, &updates);
-        free(classified);
-        return 1;
-    }
-    // The full binary gets our classification of git's lines, never the raw input to
-    // parse again (issue 17: one parser); the chained hook gets git's input.
-    int ours_input = guarded && classified ? input_file(classified, classified_size) : -1;
-    free(classified);
-    int input = has_chained ? input_file(input_begin(), (size_t)(input_end() - input_begin())) : -1;
-    if (guarded)
-        hand_dirs();
-    char* ours[] = {full, (char*)"hook", (char*)"reference-transaction", (char*)state, (char*)"--classified", NULL};
-    if (guarded && !has_chained && ours_input >= 0 && lseek(ours_input, 0, SEEK_SET) == 0) {
-        // Nothing runs after it: become it, so that whoever kills the hook kills it.
-        dup2(ours_input, 0);
-        execv(full, ours);
-        fprintf(stderr, "git-guard: cannot run %s: %s\n", full, strerror(errno));
-        return 1;
-    }
-    int status = guarded ? run_tied(ours, ours_input) : 0;
-    unhand_dirs();
-    char line[k_path_max], *theirs[7];
-    if (has_chained)
-        chained_argv(chained, hook_path, state, line, sizeof line, theirs);
-    int chained_status = has_chained ? run_tied(theirs, input) : 0;
-    return status ? status : chained_status;
+    return hand_over(hook_path, state, classified, classified_size, guarded, has_chained ? chained : NULL);
 }

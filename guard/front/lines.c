@@ -102,8 +102,7 @@ int is_reftable(void)
     char path[k_path_max + 16];
     if (!find_dirs())
         return 0;
-    snprintf(path, sizeof path, "%s/reftable", s_common);
-    return access(path, F_OK) == 0;
+    return concat(path, sizeof path, s_common, "/reftable", (char*)NULL) == 0 && access(path, F_OK) == 0;
 }
 
 // HEAD is guarded only while detached: a symbolic HEAD holds nothing of its own, and the
@@ -219,7 +218,7 @@ static int harmless_update(const struct ref_line* l)
 static int append(char** buf, size_t* size, size_t* room, const char* text, size_t n)
 {
     if (*size + n + 1 > *room) {
-        size_t bigger = (*room ? *room * 2 : 65536);
+        size_t bigger = (*room ? *room * 2 : 1024); // a commit's one line fits: one heap page
         while (bigger < *size + n + 1)
             bigger *= 2;
         char* grown = realloc(*buf, bigger);

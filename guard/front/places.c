@@ -16,26 +16,40 @@
 // The git dir of the repository git runs the hook for. git runs a hook in the root of
 // the working tree (in the git dir when bare) and exports GIT_DIR only when it was given
 // one, so follow what git itself would find.
+// Reads the first line of the file `path` (without its newline) into `out`. Returns its
+// length, or -1 when the file cannot be read or the line does not fit. Plain read(2): the
+// hook touches no stdio buffer on its fast path (each page is a fault, DESIGN §11).
+static ssize_t first_line(const char* path, char* out, size_t size) // `out` may be `path`
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, out, size - 1);
+    close(fd);
+    if (n < 0)
+        return -1;
+    out[n] = '\0';
+    size_t length = strcspn(out, "\n");
+    if (length == (size_t)n && (size_t)n == size - 1)
+        return -1; // no end of line within the buffer: longer than any path we hold
+    out[length] = '\0';
+    return (ssize_t)length;
+}
+
 int git_dir(char* out, size_t size)
 {
     const char* env = getenv("GIT_DIR");
     struct stat st;
     if (env && *env)
-        return snprintf(out, size, "%s", env) < (int)size ? 0 : -1;
+        return concat(out, size, env, (char*)NULL);
     if (stat(".git", &st) == 0 && S_ISDIR(st.st_mode))
-        return snprintf(out, size, ".git") < (int)size ? 0 : -1;
+        return concat(out, size, ".git", (char*)NULL);
     if (stat(".git", &st) != 0)
-        return snprintf(out, size, ".") < (int)size ? 0 : -1;
-    char line[k_path_max] = "";
-    FILE* f = fopen(".git", "re");
-    if (!f || !fgets(line, sizeof line, f) || strncmp(line, "gitdir: ", 8) != 0) {
-        if (f)
-            fclose(f);
+        return concat(out, size, ".", (char*)NULL);
+    if (first_line(".git", out, size) < 8 || strncmp(out, "gitdir: ", 8) != 0)
         return -1;
-    }
-    fclose(f);
-    line[strcspn(line, "\n")] = '\0';
-    return snprintf(out, size, "%s", line + 8) < (int)size ? 0 : -1;
+    memmove(out, out + 8, strlen(out + 8) + 1);
+    return 0;
 }
 
 // The common git dir: $GIT_COMMON_DIR, else what the git dir's `commondir` names.
@@ -43,22 +57,24 @@ int common_dir(char* out, size_t size)
 {
     const char* env = getenv("GIT_COMMON_DIR");
     if (env && *env)
-        return snprintf(out, size, "%s", env) < (int)size ? 0 : -1;
-    char dir[k_path_max];
-    if (git_dir(dir, sizeof dir) != 0)
+        return concat(out, size, env, (char*)NULL);
+    if (git_dir(out, size) != 0)
         return -1;
-    char path[k_path_max + 16], rel[k_path_max] = "";
-    snprintf(path, sizeof path, "%s/commondir", dir);
-    FILE* f = fopen(path, "re");
-    if (f && fgets(rel, sizeof rel, f)) {
-        rel[strcspn(rel, "\n")] = '\0';
-        fclose(f);
-        int n = rel[0] == '/' ? snprintf(out, size, "%s", rel) : snprintf(out, size, "%s/%s", dir, rel);
-        return n < (int)size ? 0 : -1;
-    }
-    if (f)
-        fclose(f);
-    return snprintf(out, size, "%s", dir) < (int)size ? 0 : -1;
+    size_t dir_length = strlen(out);
+    // `<git dir>/commondir`, named and then read in the rest of `out` after the git dir
+    // (open(2) has taken the name before read(2) writes there).
+    char* rest = out + dir_length + 1;
+    size_t room = size - dir_length - 1;
+    if (dir_length + 1 >= size || concat(rest, room, out, "/commondir", (char*)NULL) != 0)
+        return -1;
+    ssize_t n = first_line(rest, rest, room);
+    if (n <= 0)
+        return 0; // no commondir: the git dir is the common dir
+    if (rest[0] == '/')
+        memmove(out, rest, (size_t)n + 1);
+    else
+        out[dir_length] = '/'; // `<git dir>/<relative common dir>`, already in place
+    return 0;
 }
 
 // When `pid` started (field 22 of /proc/<pid>/stat), or 0.
@@ -115,13 +131,16 @@ int find_full(const char* hook_path, char* full, size_t size, char* tried, size_
 // The user's earlier hook beside `hook_path`, when one is installed and executable.
 int find_chained(const char* hook_path, char* chained, size_t size)
 {
+    static const char k_name[] = "reference-transaction.guard-chained";
     const char* slash = strrchr(hook_path, '/');
-    int length = slash ? (int)(slash - hook_path) : 1;
-    int n = snprintf(chained, size, "%.*s/reference-transaction.guard-chained", length,
-                     slash ? hook_path : ".");
+    size_t length = slash ? (size_t)(slash - hook_path) : 1;
+    if (length + sizeof k_name + 1 > size)
+        return 0;
+    memcpy(chained, slash ? hook_path : ".", length);
+    chained[length] = '/';
+    memcpy(chained + length + 1, k_name, sizeof k_name);
     struct stat st;
-    return n > 0 && (size_t)n < size && stat(chained, &st) == 0 && S_ISREG(st.st_mode) &&
-           access(chained, X_OK) == 0;
+    return stat(chained, &st) == 0 && S_ISREG(st.st_mode) && access(chained, X_OK) == 0;
 }
 
 static int is_shell(const char* path)

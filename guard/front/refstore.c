@@ -154,7 +154,7 @@ enum ref_state ref_value(const char* common, const char* git_dir, const char* re
     int head = length == 4 && memcmp(ref, "HEAD", 4) == 0;
     if (!head && (length < 5 || memcmp(ref, "refs/", 5) != 0))
         return k_ref_unknown;
-    if (snprintf(path, sizeof path, "%s/%.*s", head ? git_dir : common, (int)length, ref) >= (int)sizeof path)
+    if (join_span(path, sizeof path, head ? git_dir : common, ref, length) != 0)
         return k_ref_unknown;
     long n = read_small(path, text, sizeof text);
     if (n >= 0)
@@ -471,8 +471,12 @@ static int commit_parents(const char* common, const char* id, size_t length, cha
         char dir[k_path_max];
         if (i == 0 && (!env || !*env))
             continue;
-        snprintf(dir, sizeof dir, i == 0 ? "%s" : "%s/objects", i == 0 ? env : common);
-        snprintf(path, sizeof path, "%s/%.2s/%.*s", dir, id, (int)length - 2, id + 2);
+        if ((i == 0 ? concat(dir, sizeof dir, env, (char*)NULL)
+                    : concat(dir, sizeof dir, common, "/objects", (char*)NULL)) != 0 ||
+            join_span(path, sizeof path, dir, id, 2) != 0 ||
+            join_span(path + strlen(path), sizeof path - strlen(path), "", id + 2, length - 2) != 0)
+            continue; // a name too long for any object directory git could use
+
         if (inflate_head(path, head, sizeof head, &got) == 0) {
             const char* text = (const char*)head;
             const char* nul = memchr(text, '\0', got);

@@ -18,8 +18,7 @@ extern char** environ;
 static int state_path(char* out, size_t size, const char* name)
 {
     const char* home = getenv("HOME");
-    return snprintf(out, size, "%s/.local/share/git-guard/%s", home && *home ? home : "", name) < (int)size ? 0
-                                                                                                        : -1;
+    return concat(out, size, home && *home ? home : "", "/.local/share/git-guard/", name, (char*)NULL);
 }
 
 // Whether a repository the registry at `registry` names (one common dir per line) exists:

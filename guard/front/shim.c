@@ -50,12 +50,10 @@ static const char* find_real_git(const char* argv0)
     int have_self = stat("/proc/self/exe", &self) == 0;
     const char* forced = getenv("GIT_GUARD_REAL_GIT");
     if (forced && *forced && !(have_self && stat(forced, &st) == 0 && same_file(&st, &self)))
-        return snprintf(s_real_git, sizeof s_real_git, "%s", forced) < (int)sizeof s_real_git
-                   ? s_real_git
-                   : NULL;
-    char diverted[k_path_max];
-    if (strchr(argv0, '/') && diverted_git(argv0, diverted, sizeof diverted) == 0)
-        return strcpy(s_real_git, diverted);
+        return concat(s_real_git, sizeof s_real_git, forced, (char*)NULL) == 0 ? s_real_git : NULL;
+    if (strchr(argv0, '/') && strlen(argv0) < sizeof s_real_git &&
+        diverted_git(strcpy(s_real_git, argv0), sizeof s_real_git) == 0)
+        return s_real_git;
     const char* cursor = getenv("PATH");
     if (!cursor)
         cursor = "/bin:/usr/bin"; // execvp's default
@@ -63,8 +61,8 @@ static const char* find_real_git(const char* argv0)
         if (stat(s_real_git, &st) == 0 && S_ISREG(st.st_mode) && access(s_real_git, X_OK) == 0) {
             if (!(have_self && same_file(&st, &self)) && !is_other_shim(s_real_git))
                 return s_real_git;
-            if (diverted_git(s_real_git, diverted, sizeof diverted) == 0)
-                return strcpy(s_real_git, diverted);
+            if (diverted_git(s_real_git, sizeof s_real_git) == 0)
+                return s_real_git;
         }
     return NULL;
 }
@@ -214,6 +212,13 @@ static int print_mirror(void)
     return 0;
 }
 
+static __attribute__((noinline)) void revive_watcher(const char* argv0)
+{
+    char full[k_path_max];
+    if (find_full(argv0, full, sizeof full) == 0)
+        start_watcher(full);
+}
+
 static int run_real_git(char** argv)
 {
     execv(s_real_git, argv);
@@ -308,9 +313,7 @@ int main(int argc, char** argv)
     }
     // As git starts its fsmonitor daemon: from any command (not from `git --version` or
     // `--exec-path`, which doctor itself runs while it reports a dead watcher).
-    char full[k_path_max];
-    if (parsed == 0 && call.stop < 0 && call.nwords > 0 && watcher_is_dead() &&
-        find_full(argv[0], full, sizeof full) == 0)
-        start_watcher(full);
+    if (parsed == 0 && call.stop < 0 && call.nwords > 0 && watcher_is_dead())
+        revive_watcher(argv[0]);
     return run_real_git(argv);
 }

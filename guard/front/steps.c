@@ -2,6 +2,8 @@
 // and the shapes of the steps git takes itself.
 #include "steps.h"
 
+#include "common.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,11 +113,20 @@ int is_git_step(const struct Call* call, const char* real_git)
 // A shell alias is not marked: its shell, not git, starts the `git` inside it.
 void mark_handled(const struct Call* call)
 {
-    char mark[48];
+    char mark[48], hash[17], pid[24];
     if (call->shell_alias) {
         unsetenv("GIT_GUARD_HANDLED");
         return;
     }
-    snprintf(mark, sizeof mark, "%ld %llx", (long)getpid(), call->expanded ? words_hash(call) : 0ull);
+    // "<pid> <hash in hex>", built without printf (the fast path's cost is its pages).
+    char* digit = pid + sizeof pid - 1;
+    *digit = '\0';
+    for (unsigned long value = (unsigned long)getpid(); digit == pid + sizeof pid - 1 || value; value /= 10)
+        *--digit = (char)('0' + value % 10);
+    hex64(call->expanded ? words_hash(call) : 0ull, hash);
+    const char* lead = hash;
+    while (*lead == '0' && lead[1])
+        ++lead;
+    concat(mark, sizeof mark, digit, " ", lead, (char*)NULL);
     setenv("GIT_GUARD_HANDLED", mark, 1);
 }

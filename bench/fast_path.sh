@@ -2,7 +2,8 @@
 # The fast paths (DESIGN.md §11): what the shim and the hook front end add to a git
 # call when there is nothing to guard. Times, side by side in one hyperfine run:
 #   git --version                  real git   vs the shim
-#   git rev-parse HEAD             real git   vs the shim
+#   git rev-parse HEAD             real git   vs the shim, and vs a static exec wrapper
+#                                  (the ratio of what each adds: issue 35's measure)
 #   git update-ref refs/heads/x    no hook    vs git-guard-hook (linked as the hook, C5)
 #   git status / diff / log -1 / checkout <branch>
 #                                  a static exec wrapper vs the shim (the shim's parse,
@@ -59,6 +60,7 @@ hyperfine -N ${HYPERFINE_OPTS:---warmup 20 --runs 300} --export-csv "$work/times
     -n "shim --version" "$work/shim/git --version" \
     -n "git rev-parse" "$real_git -C $work/plain rev-parse HEAD" \
     -n "shim rev-parse" "$work/shim/git -C $work/plain rev-parse HEAD" \
+    -n "wrap rev-parse" "$work/wrap/git -C $work/plain rev-parse HEAD" \
     -n "update-ref" "$real_git -C $work/plain update-ref refs/heads/x HEAD" \
     -n "hooked update-ref" "$real_git -C $work/hooked update-ref refs/heads/x HEAD" \
     -n "wrap status" "$work/wrap/git -C $work/plain status --short" \
@@ -88,6 +90,11 @@ awk -F, '
         row("git checkout <branch>", "wrap checkout", "shim checkout")
         printf "%-24s %9.3f %9s %7s %9s   %9.3f\n", "static process floor",
                wall["static floor"], "", "", "", cpu["static floor"]
+        # Issue 35 measures what the shim adds to git rev-parse HEAD over what a
+        # static exec wrapper adds (1.0: the shim costs no more than any wrapper).
+        printf "\nshim overhead / static wrapper overhead on rev-parse HEAD: wall %.2f, cpu %.2f\n",
+               (wall["shim rev-parse"] - wall["git rev-parse"]) / (wall["wrap rev-parse"] - wall["git rev-parse"]),
+               (cpu["shim rev-parse"] - cpu["git rev-parse"]) / (cpu["wrap rev-parse"] - cpu["git rev-parse"])
     }
     function row(label, base, guarded) {
         printf "%-24s %9.3f %9.3f %7.2f %9.3f   %9.3f %9.3f %7.2f\n", label, wall[base],

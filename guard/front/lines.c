@@ -10,22 +10,30 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
-enum { k_small_input = 65536 };
+// One page holds a transaction of up to about 40 refs. Past it, the input goes to an
+// address range reserved once (k_reserved_input, no memory until a page is filled), so
+// that a fetch of thousands of tags is neither copied as it grows nor read twice into new
+// pages; where no range can be reserved, a malloc'd buffer doubles as before.
+enum { k_small_input = 4096 };
+#define k_reserved_input ((size_t)1 << 32)
 
 static char s_small[k_small_input];
 static char* s_input = s_small;
 static size_t s_size;
-static int s_grown; // s_input is a buffer read_input allocated
+static int s_grown; // s_input is a buffer read_input allocated: 1 malloc'd, 2 reserved
 
 const char* input_begin(void) { return s_input; }
 const char* input_end(void) { return s_input + s_size; }
 
 void use_input(const char* text, size_t size)
 {
-    if (s_grown)
+    if (s_grown == 1)
         free(s_input);
+    else if (s_grown == 2)
+        munmap(s_input, k_reserved_input);
     s_grown = 0;
     s_input = text ? (char*)text : s_small;
     s_size = text ? size : 0;
@@ -37,7 +45,21 @@ int read_input(void)
 {
     size_t capacity = sizeof s_small;
     for (;;) {
+        if (s_size == capacity && !s_grown) {
+            void* range = mmap(NULL, k_reserved_input, PROT_READ | PROT_WRITE,
+                               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+            if (range != MAP_FAILED) {
+                memcpy(range, s_input, s_size);
+                s_input = range;
+                s_grown = 2;
+                capacity = k_reserved_input;
+            }
+        }
         if (s_size == capacity) {
+            if (s_grown == 2) {
+                errno = EFBIG; // 4 GiB of ref updates: more than any transaction git makes
+                return -1;
+            }
             char* bigger = malloc(capacity * 2);
             if (!bigger)
                 return -1;

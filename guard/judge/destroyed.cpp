@@ -52,13 +52,14 @@ Destroyed reset(const GitCall& call)
     return d;
 }
 
-// A branch switch that throws local changes away: checkout -f, switch -f.
+// A branch switch that throws local changes away: checkout -f, switch -f. `commit`: the
+// target as git already resolved it for the caller (one question, not two).
 Destroyed forced_switch(const GitCall& call, const std::optional<std::string>& target,
-                        const std::string& reason)
+                        const std::string& reason, const std::optional<std::string>& commit = std::nullopt)
 {
     Scope scope{.worktree = true, .index = true};
     if (target) {
-        scope.overwrite = resolve(call, *target);
+        scope.overwrite = commit ? commit : resolve(call, *target);
         scope.any_untracked = !scope.overwrite;
     }
     Destroyed d = ask_scope(call, scope, reason);
@@ -69,11 +70,12 @@ Destroyed forced_switch(const GitCall& call, const std::optional<std::string>& t
 // Paths checked out over the tree: from the index (working versions go) or from a
 // commit (staged versions too, and the untracked files it holds at those paths).
 Destroyed paths_from(const GitCall& call, const std::vector<std::string>& pathspec,
-                     const std::optional<std::string>& rev, bool staged, const std::string& reason)
+                     const std::optional<std::string>& rev, bool staged, const std::string& reason,
+                     const std::optional<std::string>& commit = std::nullopt)
 {
     Scope scope{.pathspec = pathspec, .worktree = true, .index = staged};
     if (rev) {
-        scope.overwrite = resolve(call, *rev);
+        scope.overwrite = commit ? commit : resolve(call, *rev);
         scope.any_untracked = !scope.overwrite;
     }
     return ask_scope(call, scope, reason);
@@ -86,7 +88,7 @@ Destroyed checkout(const GitCall& call)
     if (a.has("pathspec-from-file")) // the paths are in a file git reads: the whole tree
         return paths_from(call, {}, a.operands.empty() ? std::nullopt : std::optional(a.operands[0]),
                           !a.operands.empty(), "checkout --pathspec-from-file");
-    std::optional<std::string> rev;
+    std::optional<std::string> rev, commit; // the operand taken as a revision, and its commit
     std::vector<std::string> paths = a.paths;
     bool maybe_branch = false;
     if (a.dashdash) {
@@ -97,14 +99,14 @@ Destroyed checkout(const GitCall& call)
         // git's DWIM: one word that is no rev and no file may still name a remote's branch.
         maybe_branch = a.operands.size() == 1 &&
                        !std::filesystem::exists(std::filesystem::symlink_status(call.cwd / a.operands[0], ec));
-        if (resolve(call, a.operands[0]))
+        if ((commit = resolve(call, a.operands[0])))
             rev = a.operands[0];
         paths.assign(a.operands.begin() + (rev ? 1 : 0), a.operands.end());
     }
     if (paths.empty() && a.has("patch")) // -p with no paths offers every change to discard
-        return paths_from(call, {}, rev, rev.has_value(), "checkout -p");
+        return paths_from(call, {}, rev, rev.has_value(), "checkout -p", commit);
     if (paths.empty()) { // a branch switch: only a forced one throws changes away
-        Destroyed d = forced ? forced_switch(call, rev ? rev : std::optional<std::string>("HEAD"), "checkout -f")
+        Destroyed d = forced ? forced_switch(call, rev ? rev : std::optional<std::string>("HEAD"), "checkout -f", commit)
                              : Destroyed{};
         if (a.has("B")) { // the branch is reset to the start point: its own commits may go
             d.reason = forced ? "checkout -f -B" : "checkout -B";
@@ -112,7 +114,7 @@ Destroyed checkout(const GitCall& call)
         }
         return d;
     }
-    Destroyed d = paths_from(call, paths, rev, rev.has_value(), rev ? "checkout <rev> --" : "checkout --");
+    Destroyed d = paths_from(call, paths, rev, rev.has_value(), rev ? "checkout <rev> --" : "checkout --", commit);
     if (forced && !rev && maybe_branch) { // a branch git finds by another name
         Destroyed whole = forced_switch(call, std::nullopt, "checkout -f");
         d.paths.insert(d.paths.end(), whole.paths.begin(), whole.paths.end());

@@ -13,12 +13,15 @@
 # floor. Prints median wall time, mean CPU time and the ratios guarded/plain.
 # Reports; never asserts.
 #
-# Usage: bench/fast_path.sh [BIN_DIR]   (default: $GUARD_BIN_DIR, else build/bin)
+# Usage: bench/fast_path.sh [BIN_DIR [BEFORE_DIR]]   (default: $GUARD_BIN_DIR, else build/bin)
+# BEFORE_DIR, an earlier build's binaries, adds its shim on rev-parse and its hook on
+# update-ref to the same hyperfine run ("before" rows), so both are measured side by side.
 # Extra hyperfine options go in $HYPERFINE_OPTS (default: --warmup 20 --runs 300).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 bin=$(cd "${1:-${GUARD_BIN_DIR:-$root/build/bin}}" && pwd)
+before=${2:+$(cd "$2" && pwd)}
 for tool in hyperfine git cc; do
     command -v "$tool" >/dev/null || { echo "fast_path: $tool is not installed" >&2; exit 2; }
 done
@@ -35,7 +38,7 @@ export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.com
 
 mkdir -p "$work/shim"
 ln -s "$bin/git-guard-shim" "$work/shim/git"
-for repo in plain hooked; do
+for repo in plain hooked hooked-before; do
     "$real_git" init -q "$work/$repo"
     "$real_git" -C "$work/$repo" commit -q --allow-empty -m bench
 done
@@ -51,6 +54,16 @@ cc -O2 -static -o "$work/wrap/git" "$work/wrap.c"
 # The hook as install places it (contract C5): a link git starts directly, no shell.
 ln -s "$bin/git-guard-hook" "$work/hooked/.git/hooks/reference-transaction"
 "$real_git" -C "$work/hooked" config guard.enabled true
+extra=()
+if [ -n "$before" ]; then
+    mkdir -p "$work/shim-before"
+    ln -s "$before/git-guard-shim" "$work/shim-before/git"
+    "$work/shim-before/git" --version >/dev/null
+    ln -s "$before/git-guard-hook" "$work/hooked-before/.git/hooks/reference-transaction"
+    "$real_git" -C "$work/hooked-before" config guard.enabled true
+    extra=(-n "before rev-parse" "$work/shim-before/git -C $work/plain rev-parse HEAD"
+        -n "before update-ref" "$real_git -C $work/hooked-before update-ref refs/heads/x HEAD")
+fi
 
 branch=$("$real_git" -C "$work/plain" symbolic-ref --short HEAD)
 # shellcheck disable=SC2086
@@ -70,7 +83,8 @@ hyperfine -N ${HYPERFINE_OPTS:---warmup 20 --runs 300} --export-csv "$work/times
     -n "wrap log" "$work/wrap/git -C $work/plain log -1 --oneline" \
     -n "shim log" "$work/shim/git -C $work/plain log -1 --oneline" \
     -n "wrap checkout" "$work/wrap/git -C $work/plain checkout -q $branch" \
-    -n "shim checkout" "$work/shim/git -C $work/plain checkout -q $branch"
+    -n "shim checkout" "$work/shim/git -C $work/plain checkout -q $branch" \
+    "${extra[@]}"
 
 # Wall time (median) is what a user waits; CPU time (user + system, mean) is steadier
 # on a busy machine. Both ratios are guarded/plain.
@@ -95,6 +109,12 @@ awk -F, '
         printf "\nshim overhead / static wrapper overhead on rev-parse HEAD: wall %.2f, cpu %.2f\n",
                (wall["shim rev-parse"] - wall["git rev-parse"]) / (wall["wrap rev-parse"] - wall["git rev-parse"]),
                (cpu["shim rev-parse"] - cpu["git rev-parse"]) / (cpu["wrap rev-parse"] - cpu["git rev-parse"])
+        if ("before rev-parse" in wall) {
+            printf "the same, before:                                           wall %.2f, cpu %.2f\n",
+                   (wall["before rev-parse"] - wall["git rev-parse"]) / (wall["wrap rev-parse"] - wall["git rev-parse"]),
+                   (cpu["before rev-parse"] - cpu["git rev-parse"]) / (cpu["wrap rev-parse"] - cpu["git rev-parse"])
+            row("update-ref + hook, before", "update-ref", "before update-ref")
+        }
     }
     function row(label, base, guarded) {
         printf "%-24s %9.3f %9.3f %7.2f %9.3f   %9.3f %9.3f %7.2f\n", label, wall[base],

@@ -10,6 +10,7 @@
 #include "guard/modes/watch_lost.hpp"
 #include "guard/modes/watch_repo.hpp"
 #include "guard/save/journal.hpp"
+#include "guard/save/kept.hpp"
 #include "guard/save/snapshot.hpp"
 #include "guard/save/saveref.hpp"
 
@@ -126,6 +127,8 @@ int sweep_lost(const fs::path& common, const std::string& reason)
 
 void sweep_before_gc(const fs::path& common) noexcept
 {
+    // A kept pack of the chains' history that they no longer all reach goes back to gc.
+    release_stale_kept(Git(common));
     try {
         if (int saved = sweep_lost(common, k_sweep_reason))
             std::fprintf(stderr, "git-guard: saved %d lost commit(s) before gc could prune them (git guard list)\n", saved);

@@ -20,7 +20,8 @@ std::vector<LostCommit> lost_commits(const std::filesystem::path& common);
 int sweep_lost(const std::filesystem::path& common, const std::string& reason);
 
 // The shim's part of the sweep: before `git gc`, `git prune` or `git maintenance run` in the
-// repository at `common`, the lost commits at risk are saved, with one line on stderr.
+// repository at `common`, the lost commits at risk are saved, with one line on stderr, and a
+// kept pack of the folded saves that could keep what gc would prune is released (kept.hpp).
 // Never throws and never stops git.
 void sweep_before_gc(const std::filesystem::path& common) noexcept;
 

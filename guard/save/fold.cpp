@@ -3,6 +3,7 @@
 
 #include "guard/save/chain.hpp"
 #include "guard/save/chain_index.hpp"
+#include "guard/save/kept.hpp"
 #include "guard/base/lock.hpp"
 #include "guard/base/progress.hpp"
 #include "guard/git/process.hpp"
@@ -206,6 +207,10 @@ Folded fold_saves(const fs::path& common, std::optional<std::size_t> keep, bool 
     // listing counted them, so a fold within the bound asks git nothing more.
     if (tree_chains.size() > limit && (made_chain || !in_steps))
         folded.trees = fold_tree_chains(common, limit, down_to);
+    // History that never changes again, written once rather than by every gc (after a
+    // fold that moved saves, and on demand).
+    if (total || folded.trees || !in_steps)
+        keep_folded_history(git);
     if (total)
         meter.done();
     return folded;

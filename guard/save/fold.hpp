@@ -33,7 +33,9 @@ std::size_t fold_floor(std::size_t keep);
 // folded refs deleted, each with its old value and every hook off. Then, when more than
 // `keep` tree chains exist (`in_steps`: and this fold made one), those of trees git no
 // longer lists go into the archive chain, as far down (fold_tree_chains). Many chains
-// written (a migration): their packs are joined. A meter on a terminal.
+// written (a migration): their packs are joined. Then, after a fold that moved saves and
+// on demand (not `in_steps`), the chains' history goes into a kept pack when enough of it
+// is outside one (kept.hpp). A meter on a terminal.
 // Throws Error when a chain cannot be written (the refs then all stay).
 Folded fold_saves(const std::filesystem::path& common, std::optional<std::size_t> keep = {},
                   bool in_steps = false);

@@ -14,6 +14,7 @@ struct Base {
     std::string commit;
     std::string tree;
     std::vector<size_t> tips; // indexes into the caller's tips
+    std::map<size_t, std::string> merge_base; // tip -> its one parent, when the base reaches it
 };
 
 // Each candidate of some tip with its commit and tree, in one cat-file; a candidate that
@@ -43,24 +44,91 @@ std::map<std::string, Base> bases_of(PublishedCheck& check, const Git& git, cons
 }
 
 // The tips of `base` that are ancestors of it: those the walk from the tips, hiding the
-// base, does not reach (git's own reachability, one rev-list for all of them).
-void ancestors(const Git& git, const Base& base, const std::vector<TipOf>& tips, std::vector<bool>& out)
+// base, does not reach (git's own reachability, one rev-list for all of them). Of the
+// others, a tip whose one parent the base reaches has that parent as their merge base:
+// kept in `base.merge_base` for unpublished_by_diff.
+void ancestors(const Git& git, Base& base, const std::vector<TipOf>& tips, std::vector<bool>& out)
 {
     std::string input = "^" + base.commit + "\n";
     for (size_t i : base.tips)
         input += tips[i].first + "\n";
-    RunResult r = git.run({"rev-list", "--stdin"}, input);
+    RunResult r = git.run({"rev-list", "--parents", "--stdin"}, input);
     if (r.status != 0) {
         for (size_t i : base.tips) // a tip git cannot walk: ask it alone
             if (git.run({"merge-base", "--is-ancestor", tips[i].first, base.commit}).status == 0)
                 out[i] = true;
         return;
     }
-    auto listed = split(r.out, '\n');
-    std::set<std::string> unreached(listed.begin(), listed.end());
-    for (size_t i : base.tips)
-        if (!unreached.count(tips[i].first))
+    std::map<std::string, std::string> parents; // each commit the base does not reach -> its parents
+    for (const auto& line : split(r.out, '\n'))
+        parents[line.substr(0, line.find(' '))] = line.find(' ') == std::string::npos ? "" : line.substr(line.find(' ') + 1);
+    for (size_t i : base.tips) {
+        auto it = parents.find(tips[i].first);
+        if (it == parents.end())
             out[i] = true;
+        else if (is_oid(it->second) && !parents.count(it->second))
+            base.merge_base[i] = it->second;
+    }
+}
+
+// Of `pairs`, removes those an exact test proves unpublished, before any merge: the tip's
+// one commit of its own changes a path its merge base P (its parent) and the base hold
+// alike, so the merge takes the tip's side there and cannot leave the base's tree as it is.
+// Two gits for all of them (diff-tree, cat-file); a pair the test cannot settle stays.
+void unpublished_by_diff(const Git& git, const std::vector<TipOf>& tips,
+                         std::vector<std::pair<const Base*, size_t>>& pairs)
+{
+    std::string input;
+    std::set<std::string> asked;
+    for (const auto& [base, i] : pairs)
+        if (auto it = base->merge_base.find(i); it != base->merge_base.end() && asked.insert(tips[i].first).second)
+            input += tips[i].first + " " + it->second + "\n"; // diff-tree: the tip against its parent
+    if (asked.empty())
+        return;
+    RunResult d = git.run({"diff-tree", "-r", "-z", "--no-renames", "--no-ext-diff", "--stdin"}, input);
+    if (d.status != 0)
+        return;
+    std::map<std::string, std::vector<std::pair<std::string, std::string>>> changed; // tip -> (P's blob, path)
+    auto fields = split(d.out);
+    std::string tip;
+    for (size_t at = 0; at < fields.size(); ++at) {
+        if (!fields[at].starts_with(":")) {
+            tip = fields[at];
+        } else if (at + 1 < fields.size()) { // ":<mode> <mode> <P's id> <tip's id> <status>", then the path
+            // A change of mode alone (same blob) proves nothing here: the check reads no modes.
+            auto words = split(fields[at], ' ');
+            if (words.size() >= 4 && words[2] != words[3] && fields[at + 1].find('\n') == std::string::npos)
+                changed[tip].emplace_back(words[2], fields[at + 1]);
+            ++at;
+        }
+    }
+    std::string lookups;
+    std::vector<std::pair<size_t, std::string>> lines; // pair index, P's blob at the path
+    for (size_t k = 0; k < pairs.size(); ++k)
+        if (auto it = changed.find(tips[pairs[k].second].first); it != changed.end())
+            for (const auto& [blob, path] : it->second) {
+                lookups += pairs[k].first->commit + ":" + path + "\n";
+                lines.emplace_back(k, blob);
+            }
+    if (lines.empty())
+        return;
+    RunResult c = git.run({"cat-file", "--batch-check=%(objectname)"}, lookups);
+    auto found = split(c.out, '\n');
+    if (c.status != 0 || found.size() != lines.size())
+        return;
+    std::set<size_t> proven;
+    for (size_t l = 0; l < lines.size(); ++l) {
+        // The base's entry there, or none (a tip's new path the base lacks as P did).
+        std::string base_blob = is_oid(found[l]) ? found[l] : std::string(lines[l].second.size(), '0');
+        if (base_blob == lines[l].second)
+            proven.insert(lines[l].first);
+    }
+    std::vector<std::pair<const Base*, size_t>> open;
+    for (size_t k = 0; k < pairs.size(); ++k)
+        if (!proven.count(k))
+            open.push_back(pairs[k]);
+    spdlog::debug("published check: {} of {} merge(s) settled by their diff", pairs.size() - open.size(), pairs.size());
+    pairs = std::move(open);
 }
 
 // Of the pairs (base, tip), the tips whose merge into the base leaves its tree unchanged,
@@ -68,6 +136,8 @@ void ancestors(const Git& git, const Base& base, const std::vector<TipOf>& tips,
 void merged(PublishedCheck& check, const std::vector<TipOf>& tips, const std::vector<std::pair<const Base*, size_t>>& pairs,
             std::vector<bool>& out)
 {
+    if (pairs.empty())
+        return;
     std::string lines;
     for (const auto& [base, i] : pairs)
         lines += base->commit + " " + tips[i].first + "\n";
@@ -99,8 +169,28 @@ std::vector<bool> published_tips(PublishedCheck& check, const Git& git, const st
 {
     auto bases = bases_of(check, git, tips);
     std::vector<bool> out(tips.size(), false);
-    for (const auto& [u, base] : bases)
-        ancestors(git, base, tips, out);
+    // One walk per base commit: origin/HEAD and origin/main are often one commit.
+    std::map<std::string, Base*> walked;
+    for (auto& [u, base] : bases) {
+        auto [it, first] = walked.try_emplace(base.commit, &base);
+        if (first) {
+            ancestors(git, base, tips, out);
+            continue;
+        }
+        Base& same = *it->second; // its answers for the tips both were asked about, the rest walked
+        std::set<size_t> known(same.tips.begin(), same.tips.end());
+        Base rest{base.commit, base.tree, {}, {}};
+        for (size_t i : base.tips) {
+            if (!known.count(i))
+                rest.tips.push_back(i);
+            else if (auto p = same.merge_base.find(i); p != same.merge_base.end())
+                base.merge_base[i] = p->second;
+        }
+        if (!rest.tips.empty()) {
+            ancestors(git, rest, tips, out);
+            base.merge_base.insert(rest.merge_base.begin(), rest.merge_base.end());
+        }
+    }
     // One merge per (base commit, tip): origin/HEAD and origin/main are often one commit.
     std::map<std::pair<std::string, std::string>, std::pair<const Base*, size_t>> unique;
     for (const auto& [u, base] : bases)
@@ -110,6 +200,7 @@ std::vector<bool> published_tips(PublishedCheck& check, const Git& git, const st
     std::vector<std::pair<const Base*, size_t>> pairs;
     for (const auto& [key, pair] : unique)
         pairs.push_back(pair);
+    unpublished_by_diff(git, tips, pairs);
     merged(check, tips, pairs, out);
     for (const auto& [u, base] : bases) // the same merge answers for the same tip of another save
         for (size_t i : base.tips)

@@ -78,4 +78,44 @@ section "a second run drops nothing"
 run_cmd "$GUARD" -C "$R" drop --published
 assert_contains "$OUT" "0 save(s) dropped" "drop --published dropped an unpublished save on its second run"
 
+section "the diff test before the merges settles only unpublished saves"
+# A tip whose own commit changes a path the base holds as the tip's parent did is
+# unpublished without a merge; a path the base changed too, or a change of mode alone,
+# still goes to the merge.
+git_real -C "$R" fetch -q origin
+git_real -C "$R" -c core.hooksPath=/dev/null reset -q --hard origin/main
+printf 'one\ntwo\nthree\n' >"$R/shared.txt"
+echo mode >"$R/mode.txt"
+echo mine >"$R/mine.txt"
+git_real -C "$R" add shared.txt mode.txt mine.txt
+git_real -C "$R" commit -q -m "files to change"
+git_real -C "$R" push -q origin main
+# edit_save NAME COMMAND...: a branch whose one commit is what COMMAND does, deleted.
+edit_save() {
+    local name=$1
+    shift
+    git_real -C "$R" switch -q -c "$name" main
+    (cd "$R" && "$@")
+    git_real -C "$R" commit -q -a -m "$name"
+    git_real -C "$R" switch -q main
+    git_real -C "$R" branch -q -D "$name" 2>/dev/null
+}
+edit_save grown sed -i 's/^one$/ONE/' shared.txt
+edit_save modeonly chmod +x mode.txt
+edit_save unique sed -i 's/^mine$/only mine/' mine.txt
+# The remote takes grown's change and more in the same file, and modeonly's change of mode.
+sed -i 's/^one$/ONE/; s/^three$/THREE/' "$R/shared.txt"
+chmod +x "$R/mode.txt"
+git_real -C "$R" commit -q -a -m "upstream: grown's change and more, the mode"
+git_real -C "$R" push -q origin main
+git_real -C "$R" fetch -q origin
+GROWN=$(save_of grown) MODEONLY=$(save_of modeonly) UNIQUE=$(save_of unique)
+assert_ne "" "$GROWN$MODEONLY$UNIQUE" "the three branches were saved"
+run_cmd "$GUARD" -C "$R" drop --published
+assert_eq 0 "$RC" "drop --published succeeds: $ERR"
+AFTER=$(listed)
+assert_not_contains "$AFTER" "$GROWN" "a save whose change the remote holds within a later version of the file is published, dropped"
+assert_not_contains "$AFTER" "$MODEONLY" "a save whose change of mode alone the remote holds is published, dropped"
+assert_contains "$AFTER" "$UNIQUE" "drop --published dropped $UNIQUE, whose change exists nowhere else"
+
 finish

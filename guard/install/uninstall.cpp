@@ -9,6 +9,7 @@
 #include "guard/install/privacy.hpp"
 #include "guard/install/shimlink.hpp"
 #include "guard/git/repo.hpp"
+#include "guard/save/kept.hpp"
 
 namespace fs = std::filesystem;
 
@@ -76,6 +77,7 @@ InstallReport uninstall(const Site& here)
         }
     }
     restore_config(ctx);
+    release_all_kept(ctx.site.common);
     unlink_shim(ctx);
     fs::remove_all(ctx.site.common / "guard" / "backup");
     fs::remove(Manifest::file(ctx.site.common));

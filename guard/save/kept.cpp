@@ -81,7 +81,7 @@ void release(const fs::path& common, const Kept& k)
 {
     std::error_code ec;
     fs::remove(pack_dir(common) / (k.pack + ".keep"), ec);
-    spdlog::info("released the kept pack {}: the chains no longer reach all it was made from", k.pack);
+    spdlog::info("released the kept pack {}", k.pack);
 }
 
 // Removes a replaced pack of ours: its index first (git stops seeing it), its `.keep` last.
@@ -136,6 +136,16 @@ void release_stale_kept(const Git& store) noexcept
                 release(store.common(), k);
     } catch (const std::exception& e) {
         spdlog::warn("cannot check the folded saves' kept pack: {}", e.what());
+    }
+}
+
+void release_all_kept(const fs::path& common) noexcept
+{
+    try {
+        for (const auto& k : ours(common))
+            release(common, k);
+    } catch (const std::exception& e) {
+        spdlog::warn("cannot release the folded saves' kept pack: {}", e.what());
     }
 }
 

@@ -30,6 +30,10 @@ void keep_folded_history(const Git& store) noexcept;
 // (its `.keep` goes; the pack becomes an ordinary one). Asks git nothing when there is none.
 void release_stale_kept(const Git& store) noexcept;
 
+// At uninstall: every kept pack of ours loses its `.keep` (no guard is left to release one
+// the chains stop reaching; gc then treats the packs as any other).
+void release_all_kept(const std::filesystem::path& common) noexcept;
+
 // Whether `keep` (a `.keep` file) is one of ours.
 bool is_folded_keep(const std::filesystem::path& keep);
 

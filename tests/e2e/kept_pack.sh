@@ -108,4 +108,12 @@ assert_eq 0 "$RC" "git fsck passes after the release: $ERR"
 run_cmd "$GUARD" -C "$R" fold
 assert_eq 0 "$RC" "git guard fold succeeds: $ERR"
 assert_eq 1 "$(count "$(ours)")" "the next fold keeps the remaining chains' history again"
+
+section "uninstall releases the kept pack; the saves stay"
+run_cmd "$GUARD" -C "$R" install --shim-dir "$TEST_ROOT/shim"
+assert_eq 0 "$RC" "git guard install succeeds: $ERR"
+run_cmd "$GUARD" -C "$R" uninstall
+assert_eq 0 "$RC" "git guard uninstall succeeds: $ERR"
+assert_eq "" "$(ours)" "uninstall left the kept pack kept, with no guard left to release it"
+assert_ne "" "$(git_real -C "$R" for-each-ref refs/stranded/chain/archive)" "uninstall keeps the chains"
 finish

@@ -100,23 +100,38 @@ std::string write_kept(const Git& git, const std::set<std::string>& tips)
     std::error_code ec;
     fs::remove_all(scratch, ec);
     fs::create_directories(scratch, ec);
-    std::string hash = first_line_of(git.out({"pack-objects", "--revs", "--delta-base-offset", "-q",
-                                              (scratch / "pack").string()},
-                                             "write the folded saves' kept pack", revs(tips)));
-    if (!is_oid(hash))
-        throw Error("pack-objects named no pack: " + hash);
+    // One pack, whatever pack.packSizeLimit says: it replaces the old one whole.
+    std::string out = git.out({"-c", "pack.packSizeLimit=0", "pack-objects", "--revs", "--delta-base-offset", "-q",
+                               (scratch / "pack").string()},
+                              "write the folded saves' kept pack", revs(tips));
+    std::string hash = first_line_of(out);
+    if (!is_oid(hash) || split(out, '\n').size() != 1)
+        throw Error("pack-objects wrote no single pack: " + out);
     std::string pack = "pack-" + hash;
     std::string keep = k_keep_header;
     for (const auto& t : tips)
         keep += t + "\n";
-    if (!fs::exists(pack_dir(git.common()) / (pack + ".keep"), ec)) // another's keep of the same pack stays
+    bool ours_keep = !fs::exists(pack_dir(git.common()) / (pack + ".keep"), ec); // another's keep stays
+    if (ours_keep)
         write_bytes(pack_dir(git.common()) / (pack + ".keep"), keep);
-    for (const char* ext : {".pack", ".rev", ".idx"})
-        if (fs::exists(scratch / (pack + ext), ec))
-            fs::rename(scratch / (pack + ext), pack_dir(git.common()) / (pack + ext), ec);
-    fs::remove_all(scratch, ec);
-    if (ec)
-        throw Error("cannot move the kept pack into " + pack_dir(git.common()).string() + ": " + ec.message());
+    ec.clear();
+    for (const char* ext : {".pack", ".rev", ".idx"}) {
+        std::error_code moved;
+        if (fs::exists(scratch / (pack + ext), moved))
+            fs::rename(scratch / (pack + ext), pack_dir(git.common()) / (pack + ext), moved);
+        if (moved)
+            ec = moved;
+    }
+    // The pack the old ones' objects may now live in alone: present whole, or nothing goes.
+    bool whole = !ec && fs::exists(pack_dir(git.common()) / (pack + ".pack"), ec) &&
+                 fs::exists(pack_dir(git.common()) / (pack + ".idx"), ec);
+    std::error_code ignored;
+    fs::remove_all(scratch, ignored);
+    if (!whole && ours_keep)
+        fs::remove(pack_dir(git.common()) / (pack + ".keep"), ignored); // names no pack git can read
+    if (!whole)
+        throw Error("cannot move the kept pack into " + pack_dir(git.common()).string() +
+                    (ec ? ": " + ec.message() : ""));
     return pack;
 }
 

@@ -109,6 +109,16 @@ void hex64(unsigned long long value, char out[17])
     out[16] = '\0';
 }
 
+long read_small(const char* path, char* buffer, size_t size)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return access(path, F_OK) == 0 ? -2 : -1;
+    ssize_t n = read(fd, buffer, size);
+    close(fd);
+    return n < 0 || (size_t)n == size ? -2 : (long)n;
+}
+
 const char* base_name(const char* path)
 {
     const char* slash = strrchr(path, '/');

@@ -73,6 +73,11 @@ int wants_guard_version(int argc, char* const argv[], const char* name);
 // advances `*cursor`. Returns 0 once PATH is exhausted. An empty entry is ".".
 int next_in_path(const char** cursor, const char* name, char* out, size_t size);
 
+// A small file read whole into `buffer` (not NUL-terminated): its size; -1 when it does not
+// exist, -2 when it cannot be read or fills `size` bytes. `buffer` may hold `path`: open(2)
+// has taken the name before read(2) writes.
+long read_small(const char* path, char* buffer, size_t size);
+
 // The last path component of `path`.
 const char* base_name(const char* path);
 

@@ -16,24 +16,17 @@
 // The git dir of the repository git runs the hook for. git runs a hook in the root of
 // the working tree (in the git dir when bare) and exports GIT_DIR only when it was given
 // one, so follow what git itself would find.
-// Reads the first line of the file `path` (without its newline) into `out`. Returns its
-// length, or -1 when the file cannot be read or the line does not fit. Plain read(2): the
-// hook touches no stdio buffer on its fast path (each page is a fault, DESIGN §11).
-static ssize_t first_line(const char* path, char* out, size_t size) // `out` may be `path`
+// Reads the first line of the file `path` (without its newline) into `out`, which may be
+// `path`. Returns its length, or -1 when the file cannot be read whole. read_small, not
+// stdio: the hook touches no stdio buffer on its fast path (each page is a fault, §11).
+static long first_line(const char* path, char* out, size_t size)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    ssize_t n = read(fd, out, size - 1);
-    close(fd);
+    long n = read_small(path, out, size - 1);
     if (n < 0)
         return -1;
     out[n] = '\0';
-    size_t length = strcspn(out, "\n");
-    if (length == (size_t)n && (size_t)n == size - 1)
-        return -1; // no end of line within the buffer: longer than any path we hold
-    out[length] = '\0';
-    return (ssize_t)length;
+    out[strcspn(out, "\n")] = '\0';
+    return (long)strlen(out);
 }
 
 int git_dir(char* out, size_t size)
@@ -67,7 +60,7 @@ int common_dir(char* out, size_t size)
     size_t room = size - dir_length - 1;
     if (dir_length + 1 >= size || concat(rest, room, out, "/commondir", (char*)NULL) != 0)
         return -1;
-    ssize_t n = first_line(rest, rest, room);
+    long n = first_line(rest, rest, room);
     if (n <= 0)
         return 0; // no commondir: the git dir is the common dir
     if (rest[0] == '/')

@@ -40,17 +40,6 @@ static enum ref_state parse_value(const char* text, size_t length, char* id, siz
     return k_ref_id;
 }
 
-// A small file read whole; -1 when it does not exist, -2 when it cannot be read.
-static long read_small(const char* path, char* buffer, size_t size)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return access(path, F_OK) == 0 ? -2 : -1;
-    ssize_t n = read(fd, buffer, size);
-    close(fd);
-    return n < 0 || (size_t)n == size ? -2 : (long)n;
-}
-
 // The start of the record holding `p` (a "^<peeled>" line belongs to the record before).
 static const char* record_start(const char* lo, const char* p)
 {

@@ -67,6 +67,20 @@ assert_same_file "$TEST_ROOT/tips" "$TEST_ROOT/saved" "every one of the $N tips 
 assert_eq 0 "$("$GIT" -C "$REPO" for-each-ref 'refs/heads/b*' | grep -c . || true)" "git deleted all $N"
 "$GIT" -C "$REPO" config --unset guard.keepBranches
 
+section "input past one page where no address range can be reserved: every branch still saved"
+# The hook front end reads input past 4 KB into an address range reserved once (4 GiB,
+# no memory until used); under an address-space limit that refuses it, the buffer grows
+# by doubling instead. 100 deletions are about 10 KB of input.
+many_branches "$REPO" v 100
+"$GIT" -C "$REPO" config guard.keepBranches 5000 # every save stays a ref, to be listed below
+"$GIT" -C "$REPO" for-each-ref --format='%(refname:short) %(objectname)' 'refs/heads/v*' | sort >"$TEST_ROOT/vtips"
+run_cmd bash -c 'ulimit -v 3000000 && exec "$@"' _ "$GIT" -C "$REPO" branch -D $("$GIT" -C "$REPO" for-each-ref --format='%(refname:short)' 'refs/heads/v*')
+assert_eq 0 "$RC" "branch -D of 100 branches under a 3 GB address-space limit failed: $ERR"
+"$GIT" -C "$REPO" for-each-ref --format='%(refname:short) %(objectname)' refs/heads/stranded/ |
+    sed -E 's|^stranded/([^/]+)/[^ ]+ |\1 |' | grep '^v' | sort >"$TEST_ROOT/vsaved"
+assert_same_file "$TEST_ROOT/vtips" "$TEST_ROOT/vsaved" "under an address-space limit, a deleted branch was not saved (a missing line is a lost branch)"
+"$GIT" -C "$REPO" config --unset guard.keepBranches
+
 section "published branches among many: only the unpublished are saved"
 many_branches "$REPO" p 20
 for i in 0 1 2 3 4; do "$GIT" -C "$REPO" push -q origin "p$i"; done

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -39,6 +40,33 @@ std::optional<std::string> read_bytes(const fs::path& path)
     return text;
 }
 
+MappedFile::MappedFile(const fs::path& path)
+{
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    struct stat st {};
+    m_opened = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    if (m_opened && st.st_size > 0) {
+        // MAP_POPULATE: the pages come in one call rather than one fault each.
+        void* at = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+        if (at == MAP_FAILED) {
+            m_opened = false;
+        } else {
+            m_data = static_cast<const char*>(at);
+            m_size = static_cast<size_t>(st.st_size);
+            m_mapped = true;
+        }
+    }
+    ::close(fd);
+}
+
+MappedFile::~MappedFile()
+{
+    if (m_mapped)
+        ::munmap(const_cast<char*>(m_data), m_size);
+}
+
 std::string read_first_line(const fs::path& file)
 {
     std::ifstream in(file);
@@ -60,6 +88,24 @@ void write_bytes(const fs::path& path, const std::string& bytes, std::optional<f
     }
     fs::permissions(temp, mode ? *mode : ec ? fs::perms(0644) : old_mode);
     fs::rename(temp, path);
+}
+
+bool replace_file(const fs::path& path, const std::string& bytes)
+{
+    std::error_code ec;
+    fs::path temp = path.string() + "." + std::to_string(::getpid()) + ".tmp";
+    {
+        std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+        out << bytes;
+        if (!out.flush()) {
+            fs::remove(temp, ec);
+            return false;
+        }
+    }
+    fs::rename(temp, path, ec);
+    if (ec)
+        fs::remove(temp, ec);
+    return !ec;
 }
 
 } // namespace guard

@@ -8,9 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <fstream>
 #include <set>
-#include <unistd.h>
 
 namespace fs = std::filesystem;
 
@@ -82,19 +80,8 @@ void write_index(const fs::path& common, const ChainIndex& known)
             for (const auto& f : link)
                 text += f + '\0';
     }
-    fs::path temp = index_path(common).string() + "." + std::to_string(::getpid()) + ".tmp";
-    {
-        std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-        out << text;
-        if (!out.flush()) {
-            spdlog::debug("cannot write {}", temp.string());
-            fs::remove(temp, ec);
-            return;
-        }
-    }
-    fs::rename(temp, index_path(common), ec);
-    if (ec)
-        fs::remove(temp, ec);
+    if (!replace_file(index_path(common), text))
+        spdlog::debug("cannot write {}", index_path(common).string());
 }
 
 // Of a link's trailers, the lines a listing reads (make_save in stranded.cpp); of its body,

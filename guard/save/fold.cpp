@@ -14,8 +14,10 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <set>
+#include <thread>
 
 namespace fs = std::filesystem;
 
@@ -173,13 +175,29 @@ std::size_t keep_branches(const fs::path& common)
 
 std::string delete_folded(const Git& git, const std::vector<std::pair<std::string, std::string>>& refs)
 {
-    std::string input = "start\n";
-    for (const auto& [ref, old] : refs)
-        input += "delete " + ref + " " + old + "\n";
+    // git holds packed-refs.lock through a whole deletion, and another git waits for it only
+    // core.packedRefsTimeout (1 s) before it fails "Unable to create packed-refs.lock": a
+    // fold of a thousand names in one transaction, on a loaded machine, made the user's next
+    // `git branch -D` fail. So the names go in small transactions, and after each the lock
+    // stays free as long as it was held, so a waiting git's retries find it free. Each waits
+    // for the lock as git waits by default (a fold never runs inside git's own transaction:
+    // fold_beyond_keep starts a detached one there).
+    constexpr size_t k_chunk = 100;
     std::vector<std::string> args = hooks_off(git);
-    args.insert(args.end(), {"-c", "core.packedRefsTimeout=0", "update-ref", "-m", "git-guard: fold", "--stdin"});
-    RunResult r = git.run(args, input + "commit\n");
-    return r.status == 0 ? "" : first_line_of(r.err).empty() ? "update-ref failed" : first_line_of(r.err);
+    args.insert(args.end(), {"-c", "core.packedRefsTimeout=1000", "update-ref", "-m", "git-guard: fold", "--stdin"});
+    for (size_t at = 0; at < refs.size(); at += k_chunk) {
+        std::string input = "start\n";
+        for (size_t i = at; i < std::min(refs.size(), at + k_chunk); ++i)
+            input += "delete " + refs[i].first + " " + refs[i].second + "\n";
+        auto began = std::chrono::steady_clock::now();
+        RunResult r = git.run(args, input + "commit\n");
+        if (r.status != 0)
+            return first_line_of(r.err).empty() ? "update-ref failed" : first_line_of(r.err);
+        if (at + k_chunk < refs.size())
+            std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
+                std::chrono::steady_clock::now() - began, std::chrono::milliseconds(200)));
+    }
+    return "";
 }
 
 Folded fold_saves(const fs::path& common, std::optional<std::size_t> keep, bool in_steps)

@@ -58,9 +58,11 @@ void fold_after(std::string git_identity);
 bool ref_store_locked(const std::filesystem::path& common);
 
 class Git;
-// Deletes the folded `refs` ((name, the value it must still hold)) in one transaction,
-// every hook off (ours would refuse deleting a save or a chain), and fails fast when git
-// holds the packed-refs lock (the next fold retries). Returns git's error, "" on success.
+// Deletes the folded `refs` ((name, the value it must still hold)) in transactions of at
+// most 100 names with a pause after each, every hook off (ours would refuse deleting a save
+// or a chain); each waits for the packed-refs lock as git does (1 s), and when another git
+// holds it longer the fold stops there (the next fold retries the names that stayed).
+// Returns git's error, "" on success.
 std::string delete_folded(const Git& git, const std::vector<std::pair<std::string, std::string>>& refs);
 
 } // namespace guard

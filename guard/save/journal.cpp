@@ -210,8 +210,13 @@ bool read_entry(std::string_view line, JournalEntry& e)
 
 std::vector<JournalEntry> read_journal(const fs::path& common_dir)
 {
+    MappedFile file(journal_path(common_dir));
+    return parse_journal(file.bytes());
+}
+
+std::vector<JournalEntry> parse_journal(std::string_view text)
+{
     std::vector<JournalEntry> out;
-    std::string text = read_bytes(journal_path(common_dir)).value_or("");
     out.reserve(static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
     int number = 0;
     for (size_t at = 0; at < text.size();) {

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace guard {
@@ -61,6 +62,10 @@ std::string journal_append(const std::filesystem::path& common_dir, const Journa
 
 // Every readable line, oldest first (a torn or foreign line is skipped and logged).
 std::vector<JournalEntry> read_journal(const std::filesystem::path& common_dir);
+
+// The records of a journal's text, as read_journal reads them: its parser, for a caller
+// that holds the bytes already.
+std::vector<JournalEntry> parse_journal(std::string_view text);
 
 // The JSON line of `entry`: time, kind, ref, commit, path, branch, reason, detail, remote,
 // ok, pid, op; absent values are null.

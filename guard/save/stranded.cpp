@@ -2,6 +2,7 @@
 #include "guard/save/stranded.hpp"
 
 #include "guard/base/clock.hpp"
+#include "guard/base/file.hpp"
 #include "guard/save/backup.hpp"
 #include "guard/save/bundles.hpp"
 #include "guard/save/chain.hpp"
@@ -10,6 +11,7 @@
 #include "guard/git/history.hpp"
 #include "guard/git/published.hpp"
 #include "guard/save/journal.hpp"
+#include "guard/save/listing.hpp"
 #include "guard/save/repair.hpp"
 #include "guard/git/process.hpp"
 #include "guard/git/repo.hpp"
@@ -33,7 +35,10 @@ constexpr const char* k_removal_prefix = "refs/heads/stranded/";
 constexpr const char* k_in_place_prefix = "refs/stranded/";
 
 // git's for-each-ref, one record per save: fields split by NUL, records ending in NUL + LF.
-std::vector<std::vector<std::string>> for_each_save(const fs::path& common_dir, const std::string& format)
+// `output`, when given, gets git's whole output when one for-each-ref listed every save
+// (and stays "" when a broken save made it list them one by one).
+std::vector<std::vector<std::string>> for_each_save(const fs::path& common_dir, const std::string& format,
+                                                    std::string* output = nullptr)
 {
     std::vector<std::string> args{find_real_git(), "--git-dir=" + common_dir.string(), "for-each-ref",
                                   "--format=" + format + "%00", k_removal_prefix, k_in_place_prefix};
@@ -63,6 +68,8 @@ std::vector<std::vector<std::string>> for_each_save(const fs::path& common_dir, 
         r = run(args);
         if (r.status != 0)
             throw Error("cannot list the saves: git for-each-ref: " + r.err);
+    } else if (output) {
+        *output = r.out;
     }
     std::vector<std::vector<std::string>> records(1);
     for (size_t start = 0; start < r.out.size();) {
@@ -179,21 +186,34 @@ bool matches(const Save& s, const ListOptions& o)
     return s.unix_time >= o.since;
 }
 
+// Every save, made from the refs, the chains and the journal; or, when none of those has
+// changed since the last full listing, that listing (listing.hpp).
 std::vector<Save> all_saves(const fs::path& common)
 {
+    std::string listed; // git's own answer: every save ref and chain, with its object id
+    auto refs = for_each_save(common, "%(refname)%00%(objectname)%00%(committerdate:unix)%00"
+                                      "%(trailers:only,unfold)%00%(contents:body)", &listed);
+    MappedFile journal_file(journal_path(common));
+    std::string_view journal_text = journal_file.bytes();
+    RecordSettings settings = read_record_settings(common);
+    // A mirror's bundles are files, not refs: the key does not hold them, so no listing.
+    std::error_code ec;
+    bool keep = !listed.empty() && !fs::exists(bundles_dir(common), ec) && !ec;
+    ListingKey key = listing_key({listed, journal_text, settings.backup_remote});
+    if (keep)
+        if (auto kept = read_listing(common, key))
+            return std::move(*kept);
     Recorded recorded; // the newest save record of each ref
-    auto journal = read_journal(common);
+    auto journal = parse_journal(journal_text);
     recorded.reserve(journal.size());
     for (const auto& e : journal)
         if (e.event.kind == "save" && !e.event.ref.empty())
             recorded[e.event.ref] = &e;
-    RecordSettings settings = read_record_settings(common);
     auto pushed = backed_up(journal, settings.backup_remote);
     std::vector<Save> out;
     std::unordered_set<std::string> seen; // a save folded while its name stayed (a failed deletion) is listed once
     std::map<std::string, std::string> chains; // read by this one for-each-ref, walked above their index
-    for (auto& f : for_each_save(common, "%(refname)%00%(objectname)%00%(committerdate:unix)%00"
-                                               "%(trailers:only,unfold)%00%(contents:body)")) {
+    for (auto& f : refs) {
         if (f.size() >= 5 && is_chain_ref(f[0]))
             chains[f[0]] = f[1];
         if (f.size() < 5 || is_chain_ref(f[0]) || !seen.insert(f[0] + " " + f[1]).second)
@@ -207,6 +227,8 @@ std::vector<Save> all_saves(const fs::path& common)
         out.push_back(std::move(s));
     add_chained(out, seen, chain_records(common, chains), [&](auto& f) { return make_save(f, recorded); },
                 settings.backup_remote.empty() ? nullptr : &pushed);
+    if (keep)
+        write_listing(common, key, out);
     return out;
 }
 

@@ -106,9 +106,9 @@ int run_list(const Invocation& inv)
     opts.in_place = true; // one listing: the in-place saves left out are counted from it
     size_t hidden = 0;
     std::map<std::string, SnapshotGroup> groups;
-    for (const auto& s : list_saves(inv.site.repository(), opts)) {
+    for_each_listed(inv.site.repository(), opts, [&](const Save& s) {
         if (!tree.empty() && !(is_snapshot(s) && of_tree(s, inv, tree)))
-            continue;
+            return;
         if (tree.empty() && is_snapshot(s) && !json) {
             auto& g = groups[s.path];
             ++g.count;
@@ -116,12 +116,12 @@ int run_list(const Invocation& inv)
                 g.newest = s.time;
                 g.newest_unix = s.unix_time;
             }
-            continue;
+            return;
         }
         if (tree.empty() && s.in_place && !all && ++hidden)
-            continue;
+            return;
         std::printf("%s\n", json ? save_json(s).str().c_str() : save_line(s).c_str());
-    }
+    });
     print_snapshot_groups(groups);
     if (hidden && !json)
         std::printf("(%zu in-place save(s) not shown: git guard list --all)\n", hidden);

@@ -54,7 +54,8 @@ std::string hex(const ListingKey& k)
     return text;
 }
 
-std::string header(const ListingKey& key) { return std::string(k_format) + " " + hex(key) + "\n"; }
+// The first line, up to the count of saves that ends it.
+std::string header(const ListingKey& key) { return std::string(k_format) + " " + hex(key) + " "; }
 
 } // namespace
 
@@ -66,47 +67,52 @@ ListingKey listing_key(std::initializer_list<std::string_view> facts)
     return k;
 }
 
-std::optional<std::vector<Save>> read_listing(const fs::path& common, const ListingKey& key)
+bool read_listing(const fs::path& common, const ListingKey& key, const std::function<void(const Save&)>& each)
 {
     MappedFile file(listing_path(common));
     std::string_view text = file.bytes();
     std::string head = header(key);
-    if (!text.starts_with(head))
-        return std::nullopt;
-    size_t at = head.size();
-    std::vector<Save> out;
-    out.reserve(static_cast<size_t>(std::count(text.begin() + static_cast<long>(at), text.end(), '\n')));
+    size_t newline = text.find('\n');
+    size_t count = 0;
+    if (!text.starts_with(head) || newline == std::string_view::npos ||
+        std::from_chars(text.data() + head.size(), text.data() + newline, count).ec != std::errc())
+        return false;
+    // Whole before the first save is given: a listing is written whole or not at all, so a
+    // count that does not match is one cut short (or not ours).
+    size_t at = newline + 1;
+    if (static_cast<size_t>(std::count(text.begin() + static_cast<long>(at), text.end(), '\0')) != count * k_fields ||
+        !text.ends_with(std::string_view("\0\n", 2)))
+        return false;
+    Save s; // one save reused: its strings keep their room, so 20,000 saves cost no allocation each
     std::string_view f[k_fields];
     while (at < text.size()) {
         for (auto& field : f) {
             size_t end = text.find('\0', at);
-            if (end == std::string_view::npos)
-                return std::nullopt; // torn: a listing is written whole or not at all
             field = text.substr(at, end - at);
             at = end + 1;
         }
         if (at >= text.size() || text[at] != '\n')
-            return std::nullopt;
+            return true; // cannot be: the NULs were counted
         ++at;
-        Save& s = out.emplace_back();
         s.ref = f[0];
         s.commit = f[1];
         s.path = f[2];
         s.branch = f[3];
         s.reason = f[4];
         s.time = f[5];
+        s.unix_time = 0;
         std::from_chars(f[6].data(), f[6].data() + f[6].size(), s.unix_time);
         s.kind = f[7];
         s.layout = f[8].empty() ? 0 : f[8][0] - '0';
         s.summary = f[9];
         s.in_place = f[10] == "1";
-        if (!f[11].empty())
-            s.backed_up = f[11] == "1";
+        s.backed_up = f[11].empty() ? std::nullopt : std::optional<bool>(f[11] == "1");
         s.foreign = f[12] == "1";
         s.bundle = f[13];
         s.chain = f[14];
+        each(s);
     }
-    return out;
+    return true;
 }
 
 void write_listing(const fs::path& common, const ListingKey& key, const std::vector<Save>& saves)
@@ -114,7 +120,7 @@ void write_listing(const fs::path& common, const ListingKey& key, const std::vec
     std::error_code ec;
     if (!fs::is_directory(common / "guard", ec))
         return; // a listing of a repository the guard never wrote to is not worth a folder
-    std::string text = header(key);
+    std::string text = header(key) + std::to_string(saves.size()) + "\n";
     text.reserve(saves.size() * 320);
     bool whole = true;
     auto put = [&](std::string_view field) {

@@ -9,7 +9,7 @@
 
 #include <cstdint>
 #include <filesystem>
-#include <optional>
+#include <functional>
 #include <string_view>
 #include <vector>
 
@@ -23,9 +23,11 @@ struct ListingKey {
 // The key of a listing made from `facts`, in order (each one's length is part of it).
 ListingKey listing_key(std::initializer_list<std::string_view> facts);
 
-// The saves kept under `key`, or nullopt when none are (missing, another key, torn, an
-// older format).
-std::optional<std::vector<Save>> read_listing(const std::filesystem::path& common, const ListingKey& key);
+// Gives `each` the saves kept under `key`, in order, one Save object reused from call to
+// call (copy what must outlive the call). False, having given none, when none are kept
+// under `key` (missing, another key, cut short, an older format).
+bool read_listing(const std::filesystem::path& common, const ListingKey& key,
+                  const std::function<void(const Save&)>& each);
 
 // Keeps `saves` under `key`, replacing what was kept. Never throws.
 void write_listing(const std::filesystem::path& common, const ListingKey& key, const std::vector<Save>& saves);

@@ -187,8 +187,9 @@ bool matches(const Save& s, const ListOptions& o)
 }
 
 // Every save, made from the refs, the chains and the journal; or, when none of those has
-// changed since the last full listing, that listing (listing.hpp).
-std::vector<Save> all_saves(const fs::path& common)
+// changed since the last full listing, that listing (listing.hpp), given to `each` one by
+// one. `made`, when given, gets the saves as made (none when the listing was read).
+void each_save(const fs::path& common, const std::function<void(const Save&)>& each, std::vector<Save>* made = nullptr)
 {
     std::string listed; // git's own answer: every save ref and chain, with its object id
     auto refs = for_each_save(common, "%(refname)%00%(objectname)%00%(committerdate:unix)%00"
@@ -200,9 +201,8 @@ std::vector<Save> all_saves(const fs::path& common)
     std::error_code ec;
     bool keep = !listed.empty() && !fs::exists(bundles_dir(common), ec) && !ec;
     ListingKey key = listing_key({listed, journal_text, settings.backup_remote});
-    if (keep)
-        if (auto kept = read_listing(common, key))
-            return std::move(*kept);
+    if (keep && read_listing(common, key, each))
+        return;
     Recorded recorded; // the newest save record of each ref
     auto journal = parse_journal(journal_text);
     recorded.reserve(journal.size());
@@ -229,6 +229,18 @@ std::vector<Save> all_saves(const fs::path& common)
                 settings.backup_remote.empty() ? nullptr : &pushed);
     if (keep)
         write_listing(common, key, out);
+    if (made) {
+        *made = std::move(out);
+        return;
+    }
+    for (const auto& s : out)
+        each(s);
+}
+
+std::vector<Save> all_saves(const fs::path& common)
+{
+    std::vector<Save> out;
+    each_save(common, [&](const Save& s) { out.push_back(s); }, &out);
     return out;
 }
 
@@ -241,6 +253,14 @@ std::vector<SaveRef> save_refs(const fs::path& common_dir)
         if (f.size() >= 2)
             out.push_back({f[0], f[1]});
     return out;
+}
+
+void for_each_listed(const fs::path& common, const ListOptions& options, const std::function<void(const Save&)>& each)
+{
+    each_save(common, [&](const Save& s) {
+        if (matches(s, options))
+            each(s);
+    });
 }
 
 std::vector<Save> list_saves(const fs::path& common, const ListOptions& options)

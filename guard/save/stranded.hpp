@@ -1,6 +1,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -44,6 +45,11 @@ struct ListOptions {
 
 // Every save of the repository whose common dir is `common`, as `options` filter them.
 std::vector<Save> list_saves(const std::filesystem::path& common, const ListOptions& options = {});
+
+// The same saves given to `each` one by one, in the same order, without holding them all:
+// for a listing of 20,000 (the Save given may be reused by the next call).
+void for_each_listed(const std::filesystem::path& common, const ListOptions& options,
+                     const std::function<void(const Save&)>& each);
 
 // The save that `name` means: a full ref, `stranded/<…>` or `<name>/<stamp>` in either
 // namespace. Throws Error when there is none.

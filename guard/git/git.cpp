@@ -157,10 +157,11 @@ RunResult Git::run(const std::vector<std::string>& args, const std::string& inpu
 }
 
 // In the background, through the one runner: the job's output lands in anonymous files.
-Git::Job Git::start(const std::vector<std::string>& args) const
+Git::Job Git::start(const std::vector<std::string>& args, const std::string& input) const
 {
     RunOptions options;
     std::vector<std::string> argv = command(args, options);
+    options.input = input;
     return guard::start(argv, options);
 }
 

@@ -35,10 +35,10 @@ public:
     RunResult run(const std::vector<std::string>& args, const std::string& input,
                   const decltype(RunOptions::reply)& reply) const;
 
-    // A git started in the background (no input), so one inspection can overlap two of
-    // git's walks (process.hpp, Job).
+    // A git started in the background (`input` its stdin), so one inspection can overlap
+    // two of git's walks (process.hpp, Job).
     using Job = guard::Job;
-    Job start(const std::vector<std::string>& args) const;
+    Job start(const std::vector<std::string>& args, const std::string& input = "") const;
     // Standard output; throws Error naming `what` and git's message on failure.
     std::string out(const std::vector<std::string>& args, const std::string& what,
                     const std::string& input = "") const;

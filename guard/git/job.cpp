@@ -54,7 +54,31 @@ int output_file(std::string& why)
     return -1;
 }
 
+// An anonymous file holding `input`, read from its start: a job's stdin. -1 (and `why`)
+// when none can be made or written whole.
+int given_input(const std::string& input, std::string& why)
+{
+    int fd = output_file(why);
+    if (fd < 0)
+        return -1;
+    size_t written = 0;
+    while (written < input.size()) {
+        ssize_t n = ::write(fd, input.data() + written, input.size() - written);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            why = std::string("cannot write its input (") + std::strerror(errno) + ")";
+            ::close(fd);
+            return -1;
+        }
+        written += static_cast<size_t>(n);
+    }
+    ::lseek(fd, 0, SEEK_SET);
+    return fd;
+}
+
 } // namespace
+
 Job start(const std::vector<std::string>& argv, const RunOptions& options)
 {
     Job job;
@@ -62,9 +86,9 @@ Job start(const std::vector<std::string>& argv, const RunOptions& options)
     std::string why;
     job.m_out = output_file(why);
     job.m_err = job.m_out < 0 ? -1 : output_file(why);
-    int null = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    int null = options.input.empty() ? ::open("/dev/null", O_RDONLY | O_CLOEXEC) : given_input(options.input, why);
     if (job.m_out < 0 || job.m_err < 0 || null < 0) { // it would answer on our own stdout: not at all
-        job.m_why = what + " could not be started: nowhere to keep its output: " + why;
+        job.m_why = what + " could not be started: nowhere to keep its output or input: " + why;
         if (null >= 0)
             ::close(null);
         return job;

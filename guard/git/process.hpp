@@ -40,8 +40,9 @@ struct RunResult {
 // Runs `argv` (argv[0] is a path or a name looked up on PATH) without a shell and waits.
 RunResult run(const std::vector<std::string>& argv, const RunOptions& options = {});
 
-// A child started in the background (stdin /dev/null, `input` is not fed), its output
-// gathered in anonymous files, so that one inspection can overlap two of git's walks.
+// A child started in the background, its output gathered in anonymous files, so that one
+// inspection can overlap two of git's walks. Its stdin is `input`, put in an anonymous file
+// first (so it is never blocked on us), or /dev/null when there is none.
 class Job {
 public:
     Job() = default;

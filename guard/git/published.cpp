@@ -3,8 +3,11 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
+#include <tuple>
 
 namespace guard {
 
@@ -71,22 +74,49 @@ void ancestors(const Git& git, Base& base, const std::vector<TipOf>& tips, std::
     }
 }
 
+// diff-tree of each tip against its first parent: the changed paths. A merge or a root
+// commit prints nothing.
+const std::vector<std::string> k_diff_tree = {"diff-tree", "-r", "-z", "--no-renames", "--no-ext-diff", "--stdin"};
+
+// Many tips (drop --published at 20,000 saves): their diffs are started before the walks,
+// so the two gits run side by side; only those of a tip whose one parent the base reaches
+// are read. A few tips: nothing started (a published tip needs no diff, and each git is
+// one more process of an ordinary `branch -D`).
+std::optional<Git::Job> start_diffs(const Git& git, const std::vector<TipOf>& tips)
+{
+    constexpr size_t k_many = 64;
+    if (tips.size() < k_many)
+        return std::nullopt;
+    std::string input;
+    std::set<std::string> asked;
+    for (const auto& tip : tips)
+        if (asked.insert(tip.first).second)
+            input += tip.first + "\n";
+    return git.start(k_diff_tree, input);
+}
+
 // Of `pairs`, removes those an exact test proves unpublished, before any merge: the tip's
 // one commit of its own changes a path its merge base P (its parent) and the base hold
 // alike, so the merge takes the tip's side there and cannot leave the base's tree as it is.
-// Two gits for all of them (diff-tree, cat-file); a pair the test cannot settle stays.
-void unpublished_by_diff(const Git& git, const std::vector<TipOf>& tips,
+// Two gits for all of them (diff-tree, or the diffs start_diffs started; cat-file); a pair
+// the test cannot settle stays.
+void unpublished_by_diff(const Git& git, const std::vector<TipOf>& tips, std::optional<Git::Job>& diffs,
                          std::vector<std::pair<const Base*, size_t>>& pairs)
 {
-    std::string input;
-    std::set<std::string> asked;
-    for (const auto& [base, i] : pairs)
-        if (auto it = base->merge_base.find(i); it != base->merge_base.end() && asked.insert(tips[i].first).second)
-            input += tips[i].first + " " + it->second + "\n"; // diff-tree: the tip against its parent
-    if (asked.empty())
-        return;
-    RunResult d = git.run({"diff-tree", "-r", "-z", "--no-renames", "--no-ext-diff", "--stdin"}, input);
-    if (d.status != 0)
+    auto tested = [](const std::pair<const Base*, size_t>& p) { return p.first->merge_base.count(p.second) > 0; };
+    RunResult d;
+    if (diffs) {
+        d = diffs->wait();
+    } else {
+        std::string input;
+        std::set<std::string> asked;
+        for (const auto& [base, i] : pairs)
+            if (tested({base, i}) && asked.insert(tips[i].first).second)
+                input += tips[i].first + "\n";
+        if (!asked.empty())
+            d = git.run(k_diff_tree, input);
+    }
+    if (d.status != 0 || std::none_of(pairs.begin(), pairs.end(), tested))
         return;
     std::map<std::string, std::vector<std::pair<std::string, std::string>>> changed; // tip -> (P's blob, path)
     auto fields = split(d.out);
@@ -102,26 +132,31 @@ void unpublished_by_diff(const Git& git, const std::vector<TipOf>& tips,
             ++at;
         }
     }
+    // Each (base, path) asked once: thousands of saves of one tree change the same few paths.
     std::string lookups;
-    std::vector<std::pair<size_t, std::string>> lines; // pair index, P's blob at the path
+    std::map<std::string, size_t> asked_at; // "<base>:<path>" -> its line in git's answer
+    std::vector<std::tuple<size_t, std::string, size_t>> lines; // pair index, P's blob at the path, answer line
     for (size_t k = 0; k < pairs.size(); ++k)
-        if (auto it = changed.find(tips[pairs[k].second].first); it != changed.end())
+        if (auto it = changed.find(tips[pairs[k].second].first); tested(pairs[k]) && it != changed.end())
             for (const auto& [blob, path] : it->second) {
-                lookups += pairs[k].first->commit + ":" + path + "\n";
-                lines.emplace_back(k, blob);
+                std::string lookup = pairs[k].first->commit + ":" + path;
+                auto [at, fresh] = asked_at.try_emplace(lookup, asked_at.size());
+                if (fresh)
+                    lookups += lookup + "\n";
+                lines.emplace_back(k, blob, at->second);
             }
     if (lines.empty())
         return;
     RunResult c = git.run({"cat-file", "--batch-check=%(objectname)"}, lookups);
     auto found = split(c.out, '\n');
-    if (c.status != 0 || found.size() != lines.size())
+    if (c.status != 0 || found.size() != asked_at.size())
         return;
     std::set<size_t> proven;
-    for (size_t l = 0; l < lines.size(); ++l) {
+    for (const auto& [k, blob, answer] : lines) {
         // The base's entry there, or none (a tip's new path the base lacks as P did).
-        std::string base_blob = is_oid(found[l]) ? found[l] : std::string(lines[l].second.size(), '0');
-        if (base_blob == lines[l].second)
-            proven.insert(lines[l].first);
+        std::string base_blob = is_oid(found[answer]) ? found[answer] : std::string(blob.size(), '0');
+        if (base_blob == blob)
+            proven.insert(k);
     }
     std::vector<std::pair<const Base*, size_t>> open;
     for (size_t k = 0; k < pairs.size(); ++k)
@@ -168,6 +203,7 @@ void merged(PublishedCheck& check, const std::vector<TipOf>& tips, const std::ve
 std::vector<bool> published_tips(PublishedCheck& check, const Git& git, const std::vector<TipOf>& tips)
 {
     auto bases = bases_of(check, git, tips);
+    std::optional<Git::Job> diffs = start_diffs(git, tips);
     std::vector<bool> out(tips.size(), false);
     // One walk per base commit: origin/HEAD and origin/main are often one commit.
     std::map<std::string, Base*> walked;
@@ -200,7 +236,7 @@ std::vector<bool> published_tips(PublishedCheck& check, const Git& git, const st
     std::vector<std::pair<const Base*, size_t>> pairs;
     for (const auto& [key, pair] : unique)
         pairs.push_back(pair);
-    unpublished_by_diff(git, tips, pairs);
+    unpublished_by_diff(git, tips, diffs, pairs);
     merged(check, tips, pairs, out);
     for (const auto& [u, base] : bases) // the same merge answers for the same tip of another save
         for (size_t i : base.tips)

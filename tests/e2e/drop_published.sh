@@ -118,4 +118,33 @@ assert_not_contains "$AFTER" "$GROWN" "a save whose change the remote holds with
 assert_not_contains "$AFTER" "$MODEONLY" "a save whose change of mode alone the remote holds is published, dropped"
 assert_contains "$AFTER" "$UNIQUE" "drop --published dropped $UNIQUE, whose change exists nowhere else"
 
+section "the same judgements among many saves (their diffs run beside the walks)"
+# 64 tips or more: the diffs of every tip start before the ancestry walks and only those of
+# a tip whose one parent the base reaches are read; the judgements must not change.
+main_id=$(git_real -C "$R" rev-parse main)
+for i in $(seq 1 70); do
+    msg="many $i"
+    printf 'commit refs/heads/many%d\ncommitter x <x@y> %d +0000\ndata %d\n%s\nfrom %s\nM 100644 inline many%d.txt\ndata 2\n%d\n\n' \
+        "$i" $((1700000000 + i)) ${#msg} "$msg" "$main_id" "$i" $((i % 10))
+done | git_real -C "$R" -c core.hooksPath=/dev/null fast-import --quiet
+run_cmd git_real -C "$R" branch -D $(git_real -C "$R" for-each-ref --format='%(refname:short)' 'refs/heads/many*')
+assert_eq 0 "$RC" "branch -D of 70 branches: $ERR"
+edit_save grown2 sed -i 's/^two$/TWO/' shared.txt
+edit_save unique2 sed -i 's/^mine$/mine, again/' mine.txt
+sed -i 's/^two$/TWO/' "$R/shared.txt"
+echo upstream >>"$R/mode.txt"
+git_real -C "$R" commit -q -a -m "upstream: grown2's change and more"
+git_real -C "$R" push -q origin main
+git_real -C "$R" fetch -q origin
+GROWN2=$(save_of grown2) UNIQUE2=$(save_of unique2)
+MANY=$("$GUARD" -C "$R" list --all --json | jq -r 'select(.branch // "" | startswith("many")) | .ref' | sort)
+assert_eq 70 "$(printf '%s\n' "$MANY" | grep -c .)" "the 70 deleted branches were saved"
+run_cmd "$GUARD" -C "$R" drop --published
+assert_eq 0 "$RC" "drop --published succeeds: $ERR"
+AFTER=$(listed)
+assert_not_contains "$AFTER" "$GROWN2" "among many saves, a save whose change the remote holds is published, dropped"
+assert_contains "$AFTER" "$UNIQUE2" "among many saves, drop --published dropped $UNIQUE2, whose change exists nowhere else"
+assert_eq "" "$(comm -23 <(printf '%s\n' "$MANY") <(printf '%s\n' "$AFTER"))" \
+    "drop --published dropped some of the 70 unpublished saves (their work exists nowhere else)"
+
 finish

@@ -77,11 +77,21 @@ bool read_listing(const fs::path& common, const ListingKey& key, const std::func
     if (!text.starts_with(head) || newline == std::string_view::npos ||
         std::from_chars(text.data() + head.size(), text.data() + newline, count).ec != std::errc())
         return false;
-    // Whole before the first save is given: a listing is written whole or not at all, so a
-    // count that does not match is one cut short (or not ours).
+    // Whole before the first save is given: a listing is written whole or not at all, so one
+    // whose records do not each end where the fifteenth NUL puts them, or whose count does
+    // not match, is cut short or not ours, and is read as none rather than in part.
     size_t at = newline + 1;
-    if (static_cast<size_t>(std::count(text.begin() + static_cast<long>(at), text.end(), '\0')) != count * k_fields ||
-        !text.ends_with(std::string_view("\0\n", 2)))
+    size_t records = 0;
+    for (size_t pos = at; pos < text.size(); ++records) {
+        for (size_t i = 0; i < k_fields && pos != std::string_view::npos; ++i) {
+            pos = text.find('\0', pos);
+            pos = pos == std::string_view::npos ? pos : pos + 1;
+        }
+        if (pos == std::string_view::npos || pos >= text.size() || text[pos] != '\n')
+            return false;
+        pos += 1;
+    }
+    if (records != count)
         return false;
     Save s; // one save reused: its strings keep their room, so 20,000 saves cost no allocation each
     std::string_view f[k_fields];
@@ -91,9 +101,7 @@ bool read_listing(const fs::path& common, const ListingKey& key, const std::func
             field = text.substr(at, end - at);
             at = end + 1;
         }
-        if (at >= text.size() || text[at] != '\n')
-            return true; // cannot be: the NULs were counted
-        ++at;
+        ++at; // the newline, checked above
         s.ref = f[0];
         s.commit = f[1];
         s.path = f[2];

@@ -63,6 +63,20 @@ head -c 200 "$L" >"$L.torn" && mv "$L.torn" "$L"
 assert_eq "$want" "$(refs)" "a torn listing: every save is still listed"
 printf 'garbage\n\0\0\0' >"$L"
 assert_eq "$want" "$(refs)" "a garbage listing: every save is still listed"
+# The right key and the right count of NULs, but the second record's end moved into the
+# third: read as none, not as the saves before the fault (a partial listing hides saves).
+"$GUARD" -C "$R" list --all >/dev/null
+python3 - "$L" <<'PY'
+import sys
+p = sys.argv[1]
+data = bytearray(open(p, "rb").read())
+body = data.index(b"\n") + 1
+first = data.index(b"\0\n", body) + 1
+second = data.index(b"\0\n", first + 1) + 1
+data[second] = ord("x")  # the second record no longer ends here; the NULs stay as many
+open(p, "wb").write(bytes(data))
+PY
+assert_eq "$want" "$(refs)" "a listing with a record boundary moved: every save is still listed"
 # Another repository's listing (its own key) is not this one's.
 make_clone other
 git_real -C "$TEST_ROOT/other" config guard.enabled true

@@ -3,6 +3,7 @@
 #include "guard/judge/tree_state.hpp"
 
 #include "guard/base/pattern.hpp"
+#include "guard/judge/index_listing.hpp"
 #include "guard/git/git.hpp"
 
 #include <spdlog/spdlog.h>
@@ -186,13 +187,11 @@ void scan_listing(std::string_view all, const fs::path& root, const Filters& f, 
 
 // Skip-worktree and assume-unchanged entries whose working file differs from the
 // index: status hides them, so git itself hashes the file (with its filters).
-void find_hidden(const Git& git, const fs::path& root, const Filters& f, Work& w, const RunResult& r)
+void find_hidden(const Git& git, const fs::path& root, const Filters& f, Work& w, std::string_view listing)
 {
-    if (r.status != 0)
-        throw Error("list the index of " + root.string() + ": " + r.err);
     Suspects suspects;
     std::vector<std::string> sparse_dirs, none;
-    scan_listing(r.out, root, f, w, suspects, sparse_dirs);
+    scan_listing(listing, root, f, w, suspects, sparse_dirs);
     if (!sparse_dirs.empty()) {
         // A sparse directory on disk (sparse.expectFilesOutsideOfPatterns keeps its files
         // skip-worktree): git lists its entries, expanded for those directories only.
@@ -250,15 +249,25 @@ Work inspect_checkout(const fs::path& git_dir, const fs::path& root, const Setti
         // commits' reading: all of them only read.
         Git::Job status = git.start(args);
         // --sparse: a sparse index is listed as it is, its out-of-cone directories as one
-        // entry each; without it git would expand the whole index for us.
-        Git::Job listing = git.start({"ls-files", "--sparse", "-v", "-s", "-z"});
+        // entry each; without it git would expand the whole index for us. What git listed
+        // for these very index bytes before is taken instead (index_listing.hpp).
+        IndexKey key = index_key(git_dir, git.index());
+        std::optional<std::string> kept = read_index_listing(key);
+        Git::Job listing = kept ? Git::Job() : git.start({"ls-files", "--sparse", "-v", "-s", "-z"});
         listed ? head_as_listed(git, w, listed->head, listed->branch_ref) : read_head(git, w, ask_top);
         if (meanwhile)
             meanwhile(w);
         RunResult r = status.wait();
         // The index listing is read even when status fails (a submodule whose .git names
         // no repository makes git status die): it names the gitlinks to save whole.
-        find_hidden(git, root, f, w, listing.wait());
+        if (!kept) {
+            RunResult r = listing.wait();
+            if (r.status != 0)
+                throw Error("list the index of " + root.string() + ": " + r.err);
+            keep_index_listing(key, index_key(git_dir, git.index()), r.out);
+            kept = std::move(r.out);
+        }
+        find_hidden(git, root, f, w, *kept);
         if (r.status != 0)
             throw Error("read the status of " + root.string() + ": git status failed: " + first_line_of(r.err));
         parse_status(r.out, root, f, w);

@@ -5,9 +5,9 @@
 // whose key matches is what reading everything again would give, so `list`, `find`, `drop`
 // read it instead of parsing the journal and every chained save again (issue 35: 20,000
 // saves). Nothing is judged from it that the key does not pin.
+#include "guard/base/digest.hpp"
 #include "guard/save/stranded.hpp"
 
-#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <string_view>
@@ -15,10 +15,7 @@
 
 namespace guard {
 
-struct ListingKey {
-    uint64_t a = 0, b = 0;
-    bool operator==(const ListingKey&) const = default;
-};
+using ListingKey = Digest;
 
 // The key of a listing made from `facts`, in order (each one's length is part of it).
 ListingKey listing_key(std::initializer_list<std::string_view> facts);

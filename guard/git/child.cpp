@@ -8,7 +8,9 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <poll.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -61,6 +63,32 @@ bool exited(pid_t pid)
            info.si_pid != 0;
 }
 
+// Until `pid` has exited (left to be reaped) or `deadline` has passed (then `timed_out`).
+// On the child's pidfd, so the wait ends as the child does: its pipes close a moment before
+// it has exited, and the 10 ms naps this waited in before cost a bounded git (every git of
+// the hook's judgement and saves) up to 10 ms each. Without pidfds (Linux < 5.3): 1 ms naps.
+void await_exit(pid_t pid, TimePoint deadline, bool& timed_out)
+{
+    // glibc 2.36's <sys/pidfd.h> declares pidfd_open without C linkage: the system call.
+    int fd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+    while (!exited(pid)) {
+        int left = remaining_ms(deadline);
+        if (left == 0) {
+            timed_out = true;
+            break;
+        }
+        pollfd ready{fd, POLLIN, 0};
+        if (fd < 0 || (::poll(&ready, 1, left) < 0 && errno != EINTR)) {
+            if (fd >= 0)
+                ::close(fd);
+            fd = -1;
+            ::usleep(1000);
+        }
+    }
+    if (fd >= 0)
+        ::close(fd);
+}
+
 } // namespace
 
 std::vector<char*> c_argv(const std::vector<std::string>& argv)
@@ -110,12 +138,8 @@ int remaining_ms(TimePoint deadline)
 
 int reap(pid_t pid, const std::optional<TimePoint>& deadline, bool& timed_out)
 {
-    while (deadline && !timed_out && !exited(pid)) {
-        if (remaining_ms(*deadline) == 0)
-            timed_out = true;
-        else
-            ::usleep(10000);
-    }
+    if (deadline && !timed_out)
+        await_exit(pid, *deadline, timed_out);
     if (timed_out)
         ::kill(-pid, SIGKILL); // the whole group: what the child started goes with it
     int status = 0;

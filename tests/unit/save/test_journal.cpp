@@ -74,6 +74,27 @@ BOOST_AUTO_TEST_CASE(a_bounded_child_and_its_children_are_killed_at_the_bound)
     BOOST_TEST(ok.out == "in", "a bounded child's output was lost");
 }
 
+// The wait after the pipes close (a child that closed them and lives on; one that exits
+// with a status): the bound still holds there, and an exit is reaped with its status.
+BOOST_AUTO_TEST_CASE(a_bounded_child_is_waited_for_after_its_pipes_close)
+{
+    auto start = std::chrono::steady_clock::now();
+    auto r = guard::run({"/bin/sh", "-c", "exec >&- 2>&- </dev/null; sleep 30"}, {.timeout_ms = 300});
+    BOOST_TEST(r.timed_out, "a child that closed its pipes and lived on was not stopped at the bound");
+    auto took = std::chrono::steady_clock::now() - start;
+    BOOST_TEST((took < std::chrono::seconds(10)), "the wait outlived the bound");
+    for (int i = 0; i < 20; ++i) {
+        auto exit3 = guard::run({"/bin/sh", "-c", "echo out; exit 3"}, {.timeout_ms = 5000});
+        BOOST_TEST(!exit3.timed_out);
+        BOOST_TEST(exit3.status == 3, "a bounded child's exit status was lost");
+        BOOST_TEST(exit3.out == "out\n");
+    }
+    auto job = guard::start({"/bin/sh", "-c", "exit 4"}, {.timeout_ms = 5000});
+    auto done = job.wait();
+    BOOST_TEST(done.status == 4, "a bounded job's exit status was lost");
+    BOOST_TEST(!done.timed_out);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(guard_progress)

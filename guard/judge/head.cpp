@@ -90,6 +90,29 @@ void read_head(const Git& git, Work& w, bool ask_top)
     read_branch(git, w, sym.status == 0 ? first_line_of(sym.out) : "");
 }
 
+bool head_from_status(const Git& git, Work& w, const std::string& status_out)
+{
+    // The headers come first: "# branch.oid <id>\0# branch.head <name>\0…".
+    std::string oid, name;
+    for (size_t at = 0, end; at < status_out.size() && status_out.compare(at, 2, "# ") == 0; at = end + 1) {
+        end = status_out.find('\0', at);
+        if (end == std::string::npos)
+            return false;
+        std::string_view line(status_out.data() + at, end - at);
+        if (line.starts_with("# branch.oid "))
+            oid = line.substr(13);
+        else if (line.starts_with("# branch.head "))
+            name = line.substr(14);
+    }
+    // "(detached)", "(unknown)", and "(null)" (what glibc prints for a HEAD naming a ref
+    // outside refs/heads) are also valid branch names: such a HEAD is asked again.
+    if (!is_oid(oid) || name.empty() || name == "(detached)" || name == "(unknown)" || name == "(null)")
+        return false;
+    w.head = oid;
+    read_branch(git, w, "refs/heads/" + name);
+    return true;
+}
+
 void head_as_listed(const Git& git, Work& w, const std::string& head, const std::string& branch_ref)
 {
     if (!is_oid(head) || head.find_first_not_of('0') == std::string::npos)

@@ -18,4 +18,11 @@ void read_head(const Git& git, Work& work, bool ask_top = false);
 // rebase or bisect in progress names a branch. HEAD's tree is left unread.
 void head_as_listed(const Git& git, Work& work, const std::string& head, const std::string& branch_ref);
 
+// HEAD and its branch as `git status --porcelain=v2 -z --branch` gave them (`status_out`):
+// the commit status compared the index with, read in the same moment. False, leaving
+// `work` alone, unless status named a commit and a branch it is attached to: unborn
+// ("(initial)"), detached ("(detached)": a branch may bear that very name), "(unknown)", or
+// a HEAD naming a ref outside refs/heads are left to read_head. HEAD's tree is left unread.
+bool head_from_status(const Git& git, Work& work, const std::string& status_out);
+
 } // namespace guard

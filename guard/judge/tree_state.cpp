@@ -84,6 +84,7 @@ void add_change(Work& w, const fs::path& root, const Filters& f, Change c, bool 
 void parse_status(const std::string& out, const fs::path& root, const Filters& f, Work& w)
 {
     std::error_code ec;
+    w.index_is_head = true;
     auto records = split(out);
     for (size_t r = 0; r < records.size(); ++r) {
         const std::string& rec = records[r];
@@ -117,6 +118,8 @@ void parse_status(const std::string& out, const fs::path& root, const Filters& f
         char x = rec[2], y = rec[3];
         std::string sub = rec.substr(5, 4);
         w.git_sees_changes = true;
+        if (tag == 'u' || x != '.')
+            w.index_is_head = false;
         if (tag == 'u') {
             w.unmerged.push_back(path);
             add_change(w, root, f, {path, ChangeKind::unmerged, true, !fs::exists(fs::symlink_status(root / path, ec))}, false);
@@ -244,6 +247,11 @@ Work inspect_checkout(const fs::path& git_dir, const fs::path& root, const Setti
                                      "--ignore-submodules=none", "--renames"};
     if (!f.keep_ignored.empty())
         args.push_back("--ignored=traditional");
+    // With nothing to run beside status and no root to ask for, HEAD comes from status
+    // itself (head_from_status): one git fewer, and the HEAD status compared with.
+    bool head_in_status = !listed && !ask_top && !meanwhile;
+    if (head_in_status)
+        args.insert(args.end(), {"--branch", "--no-ahead-behind"});
     try {
         // Status and the index listing run beside each other and beside HEAD's and the
         // commits' reading: all of them only read.
@@ -254,10 +262,13 @@ Work inspect_checkout(const fs::path& git_dir, const fs::path& root, const Setti
         IndexKey key = index_key(git_dir, git.index());
         std::optional<std::string> kept = read_index_listing(key);
         Git::Job listing = kept ? Git::Job() : git.start({"ls-files", "--sparse", "-v", "-s", "-z"});
-        listed ? head_as_listed(git, w, listed->head, listed->branch_ref) : read_head(git, w, ask_top);
+        if (!head_in_status)
+            listed ? head_as_listed(git, w, listed->head, listed->branch_ref) : read_head(git, w, ask_top);
         if (meanwhile)
             meanwhile(w);
         RunResult r = status.wait();
+        if (head_in_status && !(r.status == 0 && head_from_status(git, w, r.out)))
+            read_head(git, w); // unborn, detached, or no answer: asked on its own
         // The index listing is read even when status fails (a submodule whose .git names
         // no repository makes git status die): it names the gitlinks to save whole.
         if (!kept) {

@@ -46,6 +46,10 @@ struct Work {
     std::vector<std::string> commits;  // unique, unpublished commits, newest first
     std::vector<Excluded> excluded;
     bool git_sees_changes = false;     // what plain `git worktree remove` refuses on
+    // Whether the index's tree is HEAD's, as status's X column says (no path staged, none
+    // unmerged); none when status was not read. Stands in for HEAD's tree when that is
+    // unread (head_from_status): status compared the index with that very HEAD.
+    std::optional<bool> index_is_head;
     std::vector<std::string> nested;   // nested repositories and submodules saved whole
     std::vector<std::string> hidden;   // skip-worktree / assume-unchanged edits (status hides them)
     std::vector<std::string> unmerged; // paths with conflict stages in the index

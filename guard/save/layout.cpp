@@ -138,7 +138,9 @@ struct SavePlan {
 SavePlan plan_save(const Git& git, const Work& w, const Staged& st, const std::string& reason)
 {
     SavePlan plan;
-    bool index_is_head = st.index_tree == head_tree(git, w);
+    // HEAD's tree unread (HEAD came from status): status's X column says it, no git asked.
+    bool index_is_head = w.head_tree.empty() && w.head && w.index_is_head ? *w.index_is_head
+                                                                          : st.index_tree == head_tree(git, w);
     std::string what = w.commits.empty() ? "uncommitted work" : "uncommitted work and commits";
     plan.message_before = header(w, what, reason);
     if (w.head)

@@ -235,4 +235,68 @@ for text in "step over" "step after"; do
         pass "the save of '$text' is reachable" || fail "the save of '$text' was lost by the fold"
 done
 
+section "a removal takes HEAD from git status (--branch): HEAD as status compared, the index kept exactly"
+git_real -C "$R" config guard.keepBranches 50
+# removed_and_back NAME: removes tree NAME (guarded), then puts it back with git guard restore.
+removed_and_back() {
+    local tree=$TEST_ROOT/$1 save
+    rm -f "$TEST_ROOT/rm.trace"
+    run_cmd env GIT_TRACE2_EVENT="$TEST_ROOT/rm.trace" git -C "$R" worktree remove --force "$tree"
+    assert_eq 0 "$RC" "$1: the removal succeeds: $ERR"
+    HEAD_ASKED=$(grep -c '"rev-parse","HEAD^{commit}"' "$TEST_ROOT/rm.trace" || true)
+    save=$(git_real -C "$R" for-each-ref --format='%(refname:short)' "refs/heads/stranded/$1/")
+    assert_ne "" "$save" "$1: the tree was not saved"
+    run_cmd "$GUARD_BIN_DIR/git-guard" -C "$R" restore "$save"
+    assert_eq 0 "$RC" "$1: restore puts the tree back: $ERR"
+}
+git_real -C "$R" worktree add -q -b unstaged "$TEST_ROOT/unstaged" main
+echo "unstaged edit" >>"$TEST_ROOT/unstaged/a.txt"
+removed_and_back unstaged
+assert_eq 0 "$HEAD_ASKED" "an attached tree's removal asked HEAD in a rev-parse of its own (status names it)"
+assert_eq "" "$(git_real -C "$TEST_ROOT/unstaged" diff --cached --name-only)" "unstaged: an edit that was never staged came back staged"
+assert_contains "$(cat "$TEST_ROOT/unstaged/a.txt")" "unstaged edit" "unstaged: the edit was lost"
+git_real -C "$R" worktree add -q -b staged "$TEST_ROOT/staged" main
+echo "staged edit" >>"$TEST_ROOT/staged/a.txt"
+git_real -C "$TEST_ROOT/staged" add a.txt
+removed_and_back staged
+assert_eq "a.txt" "$(git_real -C "$TEST_ROOT/staged" diff --cached --name-only)" "staged: the staged edit came back unstaged, or not at all (the index record was lost)"
+git_real -C "$R" worktree add -q -b ita "$TEST_ROOT/ita" main
+echo "intent to add" >"$TEST_ROOT/ita/new.txt"
+git_real -C "$TEST_ROOT/ita" add -N new.txt
+removed_and_back ita
+assert_eq "intent to add" "$(cat "$TEST_ROOT/ita/new.txt" 2>/dev/null)" "ita: a file added with intent-to-add was lost"
+# A branch may be named as status names a detached HEAD: the branch is still named.
+git_real -C "$R" worktree add -q -b '(detached)' "$TEST_ROOT/paren" main
+commit_file "$TEST_ROOT/paren" paren.txt "on a branch named (detached)"
+echo "paren edit" >>"$TEST_ROOT/paren/a.txt"
+TIP=$(git_real -C "$TEST_ROOT/paren" rev-parse HEAD)
+run_cmd git -C "$R" worktree remove --force "$TEST_ROOT/paren"
+assert_eq 0 "$RC" "the removal of a tree on a branch named (detached) succeeds: $ERR"
+SAVE=$(git_real -C "$R" for-each-ref --format='%(refname)' refs/heads/stranded/paren/)
+git_real -C "$R" merge-base --is-ancestor "$TIP" "$SAVE" 2>/dev/null && ok=yes || ok=no
+assert_eq yes "$ok" "the commit on the branch named (detached) was lost: the save does not reach it"
+assert_eq '(detached)' "$("$GUARD_BIN_DIR/git-guard" -C "$R" list --all --json | jq -r "select(.ref == \"$SAVE\") | .branch")" \
+    "the save of a tree on a branch named (detached) does not name that branch"
+# And a detached HEAD, which status names "(detached)" too, is named no branch.
+git_real -C "$R" worktree add -q --detach "$TEST_ROOT/det" main
+commit_file "$TEST_ROOT/det" det.txt "on a detached HEAD"
+echo "det edit" >>"$TEST_ROOT/det/a.txt"
+run_cmd git -C "$R" worktree remove --force "$TEST_ROOT/det"
+assert_eq 0 "$RC" "the removal of a detached tree succeeds: $ERR"
+SAVE=$(git_real -C "$R" for-each-ref --format='%(refname)' refs/heads/stranded/det/)
+assert_eq "null" "$("$GUARD_BIN_DIR/git-guard" -C "$R" list --all --json | jq -r "select(.ref == \"$SAVE\") | .branch")" \
+    "the save of a detached tree names a branch"
+# An attached tree whose branch moves between git's worktree listing and the save.
+M=$TEST_ROOT/moving-attached
+rm -f "$TEST_ROOT/.moved"
+git_real -C "$R" worktree add -q -b moving-attached "$M" main
+echo untracked >"$M/u.txt"
+run_cmd env GIT_GUARD_REAL_GIT="$MOVER" MOVE_TREE="$M" git -C "$R" worktree remove --force "$M"
+assert_eq 0 "$RC" "the attached removal succeeds: $ERR"
+assert_file_exists "$TEST_ROOT/.moved" "the moving git never listed the worktrees: the test did not move HEAD"
+SAVE=$(git_real -C "$R" for-each-ref --format='%(refname)' refs/heads/stranded/moving-attached/)
+MOVED=$(git_real -C "$R" rev-parse moving-attached)
+git_real -C "$R" merge-base --is-ancestor "$MOVED" "$SAVE" 2>/dev/null && ok=yes || ok=no
+assert_eq yes "$ok" "the branch's commit made between the listing and the save: the save does not sit on it"
+
 finish

@@ -272,11 +272,11 @@ Work inspect_checkout(const fs::path& git_dir, const fs::path& root, const Setti
         // The index listing is read even when status fails (a submodule whose .git names
         // no repository makes git status die): it names the gitlinks to save whole.
         if (!kept) {
-            RunResult r = listing.wait();
-            if (r.status != 0)
-                throw Error("list the index of " + root.string() + ": " + r.err);
-            keep_index_listing(key, index_key(git_dir, git.index()), r.out);
-            kept = std::move(r.out);
+            RunResult index = listing.wait();
+            if (index.status != 0)
+                throw Error("list the index of " + root.string() + ": " + index.err);
+            keep_index_listing(key, index_key(git_dir, git.index()), index.out);
+            kept = std::move(index.out);
         }
         find_hidden(git, root, f, w, *kept);
         if (r.status != 0)

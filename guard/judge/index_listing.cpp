@@ -22,7 +22,7 @@ bool wanted(std::string_view rec)
     char tag = rec[0];
     size_t name = rec.size() - attrs.size();
     return rec.substr(2, 6) == "160000" || (tag >= 'a' && tag <= 'z') ||
-           (rec.ends_with(attrs) && (rec[name - 1] == '/' || rec[name - 1] == '\t'));
+           (rec.size() > attrs.size() && rec.ends_with(attrs) && (rec[name - 1] == '/' || rec[name - 1] == '\t'));
 }
 
 // A record that makes the listing depend on more than the index's bytes: skip-worktree
@@ -87,10 +87,11 @@ void keep_index_listing(const IndexKey& key, const IndexKey& now, std::string_vi
     // A new slot: drop those of trees whose admin entry is gone, so a repository that saw
     // thousands of short-lived trees keeps a listing only for those that exist.
     fs::path worktrees = dir.parent_path().parent_path() / "worktrees";
-    for (const auto& entry : fs::directory_iterator(dir, ec)) {
-        std::string name = entry.path().filename().string();
-        if (name.starts_with("tree-") && !fs::exists(worktrees / name.substr(5), ec))
-            fs::remove(entry.path(), ec);
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) { // never throws
+        std::string name = it->path().filename().string();
+        std::error_code gone;
+        if (name.starts_with("tree-") && !fs::exists(worktrees / name.substr(5), gone) && !gone)
+            fs::remove(it->path(), gone);
     }
 }
 

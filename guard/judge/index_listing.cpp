@@ -42,6 +42,8 @@ IndexKey index_key(const fs::path& git_dir, const fs::path& index)
         key.slot = common / "guard" / "indexes" / ("tree-" + git_dir.filename().string());
     else if (fs::is_directory(git_dir / "guard", ec) && fs::exists(git_dir / "HEAD", ec))
         key.slot = git_dir / "guard" / "indexes" / "main";
+    if (key.slot.empty())
+        return key; // nowhere to keep a listing: the index is not read for nothing
     MappedFile file(index);
     if (file.opened())
         key.digest = Digest().add(file.bytes());

@@ -72,6 +72,31 @@ assert_contains "$LINE" "has work" "LOST: a torn listing hid the edit"
 git_real -C "$WT" update-index --no-assume-unchanged b.txt
 git_real -C "$WT" checkout -q -- b.txt
 
+section "an index that changes while git lists it keys nothing"
+# A "real git" that, at its first index listing, takes b.txt's assume-unchanged bit away
+# (the index git then lists) and keeps a copy of the index as it was when the guard read it.
+git_real -C "$WT" update-index --assume-unchanged b.txt
+CHANGING=$TEST_ROOT/changing-git
+cat >"$CHANGING" <<EOF
+#!/usr/bin/env bash
+if [[ " \$* " == *" ls-files --sparse "* && ! -e "$TEST_ROOT/.changed" ]]; then
+    touch "$TEST_ROOT/.changed"
+    cp "\$GIT_INDEX_FILE" "$TEST_ROOT/index.before"
+    "$REAL_GIT" update-index --no-assume-unchanged b.txt
+fi
+exec "$REAL_GIT" "\$@"
+EOF
+chmod +x "$CHANGING"
+rm -f "$SLOTS/tree-wt"
+run_cmd env GIT_GUARD_REAL_GIT="$CHANGING" git -C "$R" guard status "$WT"
+assert_file_exists "$TEST_ROOT/.changed" "the changing git never listed the index: the test changed nothing"
+cp "$TEST_ROOT/index.before" "$(git_real -C "$WT" rev-parse --path-format=absolute --git-path index)"
+printf 'bravo, edited after the index came back\n' >"$WT/b.txt"
+status_of "$WT"
+assert_contains "$LINE" "has work" "LOST: the listing of the changed index (no assume-unchanged entry) was kept for the index as it was before: $LINE"
+git_real -C "$WT" update-index --no-assume-unchanged b.txt
+git_real -C "$WT" checkout -q -- b.txt
+
 section "an embedded repository is in the kept listing"
 new_repo "$WT/inner"
 git_real -C "$WT" add inner 2>/dev/null # a gitlink whose repository lives only here

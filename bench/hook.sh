@@ -11,6 +11,10 @@
 # deleting 1,000 branches that each hold an unpushed commit (git update-ref --stdin),
 # the median time the guard adds per deleted branch (every one of them saved), from
 # one hyperfine run of both.
+# Last, issue 35's goal: `git branch -D` of 300 branches, each one unpushed commit, in a
+# clone (origin/HEAD present, so every tip gets the published check), with no hook, a
+# no-op `#!/bin/sh` hook and the guard's, interleaved; it prints the medians and what the
+# guard adds per branch over the sh hook (goal: at most 2 ms).
 # Reports; never asserts.
 #
 # Usage: bench/hook.sh [BIN_DIR] [GIT...]   (default: build/bin; git on PATH and
@@ -119,5 +123,47 @@ for git in "${gits[@]}"; do
             printf "  %-24s no hook %9.2f ms  guard %9.2f ms  added per branch %6.2f ms (%d saved in the last run)\n",
                    "delete 1,000 branches", n, g, (g - n) / 1000, saved
         }' "$w/delete.csv"
+
+    # branch -D of 300 unpushed branches in a clone with origin/HEAD: per round, the
+    # branches made again (hooks off) and the saves of the round before dropped.
+    git init -q "$w/src"
+    git -C "$w/src" commit -q --allow-empty -m base
+    git clone -q --bare "$w/src" "$w/hub.git"
+    git clone -q "$w/hub.git" "$w/mass" 2>/dev/null
+    git -C "$w/mass" config guard.enabled true
+    mass_branches() { # N branches mass/<i>, each one commit of its own on main
+        local i base
+        base=$(git -C "$w/mass" rev-parse HEAD)
+        for ((i = 0; i < $1; i++)); do
+            printf 'commit refs/heads/mass/%d\ncommitter T <t@e> 1700000000 +0000\ndata 1\nm\nfrom %s\nM 644 inline f%d\ndata 2\n%d\n\n' \
+                "$i" "$base" "$i" $((i % 10))
+        done | git -C "$w/mass" -c core.hooksPath=/dev/null fast-import --quiet
+        git -C "$w/mass" -c core.hooksPath=/dev/null for-each-ref --format='delete %(refname)' refs/heads/stranded/ refs/stranded/ |
+            git -C "$w/mass" -c core.hooksPath=/dev/null update-ref --stdin
+    }
+    printf '#!/bin/sh\nexit 0\n' >"$work/sh-hook"
+    chmod +x "$work/sh-hook"
+    declare -A mass=()
+    kinds=(none sh guard)
+    for ((i = 0; i < fetch_runs; i++)); do
+        for kind in "${kinds[@]:i%3}" "${kinds[@]:0:i%3}"; do
+            place none "$w/mass/.git"
+            mass_branches 300
+            case $kind in
+            sh) cp "$work/sh-hook" "$w/mass/.git/hooks/reference-transaction" ;;
+            guard) place guard "$w/mass/.git" ;;
+            esac
+            names=$(git -C "$w/mass" for-each-ref --format='%(refname:short)' refs/heads/mass/)
+            start=$EPOCHREALTIME
+            # shellcheck disable=SC2086
+            git -C "$w/mass" branch -D $names >/dev/null 2>&1
+            end=$EPOCHREALTIME
+            mass[$kind]+="$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f", (b - a) * 1000 }') "
+            [[ $kind != guard ]] || saved=$(git -C "$w/mass" for-each-ref refs/heads/stranded/ refs/stranded/ | grep -c . || true)
+        done
+    done
+    awk -v n="$(median ${mass[none]})" -v s="$(median ${mass[sh]})" -v g="$(median ${mass[guard]})" -v saved="$saved" 'BEGIN {
+        printf "  %-24s no hook %9.2f ms  sh hook %9.2f ms  guard %9.2f ms  added per branch over the sh hook %6.2f ms (goal <= 2; %d save refs after the last guarded run)\n",
+               "branch -D of 300 (clone)", n, s, g, (g - s) / 300, saved }'
     echo
 done

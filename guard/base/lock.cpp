@@ -11,7 +11,6 @@
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
-#include <fstream>
 #include <optional>
 #include <set>
 #include <vector>
@@ -28,8 +27,7 @@ namespace {
 
 struct LockFile {
     std::string key;
-    fs::path file;
-    fs::path owner; // `<hash>.owner`: "<pid> <command line>" of the holder
+    fs::path file;  // holds "<pid> <command line>" of its holder, written through `fd`
     int fd = -1;    // open on `file`, without close-on-exec: the lock outlives exec
 };
 
@@ -73,6 +71,8 @@ std::string command_line(const std::string& proc)
 void make_locks_dir(const fs::path& locks)
 {
     std::error_code ec;
+    if (fs::is_directory(locks, ec)) // made before: one stat (a hook takes hundreds of locks)
+        return;
     if (!fs::is_directory(locks.parent_path().parent_path(), ec))
         throw Error("cannot lock in " + locks.parent_path().parent_path().string() + ": the git dir is gone");
     fs::create_directory(locks.parent_path(), ec);
@@ -99,22 +99,17 @@ bool is_current(int fd, const fs::path& file)
            open.st_ino == named.st_ino;
 }
 
-// Written to a temporary name and renamed, so a waiter never reads half a record.
-void record_owner(const fs::path& owner)
+// Written into the held file through its own descriptor: no second file per lock (a hook
+// takes hundreds), and no other descriptor of it is opened here (closing one would drop the
+// lock). A waiter that reads it half-written finds no pid matching the kernel's holder, and
+// asks /proc instead (describe_holder).
+void record_owner(const LockFile& state)
 {
-    fs::path temporary = owner;
-    temporary += '.';
-    temporary += std::to_string(::getpid());
-    {
-        std::ofstream out(temporary, std::ios::trunc);
-        out << ::getpid() << ' ' << command_line("self") << '\n';
-    }
-    std::error_code ec;
-    fs::rename(temporary, owner, ec);
-    if (ec) {
-        spdlog::warn("cannot record the lock owner in {}: {}", owner.string(), ec.message());
-        fs::remove(temporary, ec);
-    }
+    static const std::string self = command_line("self"); // read once: a hook takes hundreds of locks
+    std::string record = std::to_string(::getpid()) + ' ' + self + '\n';
+    if (::ftruncate(state.fd, 0) != 0 ||
+        ::pwrite(state.fd, record.data(), record.size(), 0) != static_cast<ssize_t>(record.size()))
+        spdlog::warn("cannot record the lock owner in {}: {}", state.file.string(), std::strerror(errno));
 }
 
 // The kernel knows which process holds the lock, even one that died before recording itself.
@@ -133,10 +128,10 @@ std::optional<pid_t> holder_pid(const fs::path& file)
 }
 
 // "pid 123 (git worktree remove ../x)": the owner record when it matches the kernel's holder,
-// else what /proc says about that pid.
-std::string describe_holder(const fs::path& file, const fs::path& owner)
+// else what /proc says about that pid. Only a waiter asks: it holds no lock on `file`.
+std::string describe_holder(const fs::path& file)
 {
-    std::string recorded = read_first_line(owner);
+    std::string recorded = read_first_line(file);
     auto pid = holder_pid(file);
     auto space = recorded.find(' ');
     if (space != std::string::npos &&
@@ -146,14 +141,14 @@ std::string describe_holder(const fs::path& file, const fs::path& owner)
         std::string command = command_line(std::to_string(*pid));
         return "pid " + std::to_string(*pid) + (command.empty() ? "" : " (" + command + ")");
     }
-    return "a process that did not record itself in " + owner.string();
+    return "a process that did not record itself in " + file.string();
 }
 
 Error timeout_error(const LockFile& state, std::chrono::seconds waited)
 {
     std::string seconds = std::to_string(waited.count()) + " s";
     return Error("timed out after " + seconds + " waiting for the lock on '" + state.key +
-                 "', held by " + describe_holder(state.file, state.owner) +
+                 "', held by " + describe_holder(state.file) +
                  "; try again once it has finished, or raise guard.lockTimeout (lock file " +
                  state.file.string() + ")");
 }
@@ -181,12 +176,11 @@ void wait_for(LockFile& state, std::chrono::seconds timeout)
     }
 }
 
-// Removes a lock file and its owner record; the caller holds its lock, so no one else
+// Removes a lock file with its owner record; the caller holds its lock, so no one else
 // holds it, and whoever waits on it finds it gone (is_current) and opens the new one.
 void remove_held(const fs::path& file)
 {
     std::error_code ec;
-    fs::remove(fs::path(file).replace_extension(".owner"), ec);
     fs::remove(file, ec);
 }
 
@@ -195,10 +189,18 @@ void sweep(const fs::path& locks)
 {
     std::error_code ec;
     std::vector<fs::path> files;
+    std::vector<fs::path> sidecars; // `<hash>.owner` of versions before 2026-12-06
     for (fs::directory_iterator it(locks, ec), end; !ec && it != end; it.increment(ec))
         if (it->path().extension() == ".lock")
             files.push_back(it->path());
-    if (files.size() <= k_sweep_above)
+        else if (it->path().extension() == ".owner")
+            sidecars.push_back(it->path());
+    for (const auto& sidecar : sidecars) // its holder's file gone: nobody reads it any more
+        if (!fs::exists(fs::path(sidecar).replace_extension(".lock"), ec))
+            fs::remove(sidecar, ec);
+    // The files this process holds are never swept: they do not count towards the threshold,
+    // or a hook holding a batch of locks would list and stat them all at each new one.
+    if (files.size() <= k_sweep_above + held_here().size())
         return;
     for (const auto& file : files) {
         struct stat st {};
@@ -221,8 +223,8 @@ void sweep(const fs::path& locks)
 //    the same process succeeds at once, and destroying either one releases both. Only
 //    separate processes are serialised, which is all the shim, the hook and the CLI need.
 //  - Closing any descriptor of the lock file in the holding process drops the lock, so once
-//    it is held nothing else here opens `<hash>.lock` (the sweep skips it); the holder's
-//    name goes to the sidecar `<hash>.owner` instead.
+//    it is held nothing else here opens `<hash>.lock` (the sweep skips it); the holder
+//    writes its name into it through the descriptor it holds.
 //  - fork does not hand the lock to the child; execv keeps it (same process, same descriptor).
 // The holder removes its file when it releases it, still holding it; a waiter that had
 // opened the removed file sees that it is no longer the file at that name and opens the
@@ -257,13 +259,13 @@ PathLock::PathLock(const fs::path& common_dir, const std::string& key, std::chro
     auto dir = common_dir / "guard" / "locks";
     auto hash = key_hash(key);
     make_locks_dir(dir);
-    m_state = std::make_unique<State>(LockFile{key, dir / (hash + ".lock"), dir / (hash + ".owner")});
+    m_state = std::make_unique<State>(LockFile{key, dir / (hash + ".lock")});
     wait_for(*m_state, timeout);
     m_state->held = true;
     struct stat st {};
     if (::fstat(m_state->fd, &st) == 0)
         held_here().insert({st.st_dev, st.st_ino});
-    record_owner(m_state->owner);
+    record_owner(*m_state);
     spdlog::debug("locked '{}' ({})", key, m_state->file.string());
     sweep(dir);
 }

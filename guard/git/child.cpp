@@ -37,6 +37,8 @@ std::string s_bound_what;
         ::setpgid(0, 0);
     if (!options.cwd.empty() && ::chdir(options.cwd.c_str()) != 0)
         _exit(127);
+    for (const auto& name : options.unset)
+        ::unsetenv(name.c_str());
     for (const auto& [key, value] : options.env)
         ::setenv(key.c_str(), value.c_str(), 1);
     if (options.judged) { // front/steps.c: "<pid that runs git> <hash of an alias's words>"

@@ -15,7 +15,7 @@ namespace {
 
 // Variables git sets for its hooks and children that would point our calls at
 // another repository, index or tree. Our explicit options and values replace
-// most; these are dropped when present (through env(1), only then).
+// most; these are dropped from the child's environment when present.
 constexpr const char* k_dropped[] = {"GIT_DIR", "GIT_WORK_TREE", "GIT_PREFIX", "GIT_NAMESPACE",
                                      "GIT_SHALLOW_FILE", "GIT_GRAFT_FILE", "GIT_REPLACE_REF_BASE",
                                      "GIT_NO_REPLACE_OBJECTS", "GIT_ICASE_PATHSPECS",
@@ -101,20 +101,15 @@ fs::path Git::index() const { return m_index.empty() ? m_git_dir / "index" : m_i
 std::vector<std::string> Git::command(const std::vector<std::string>& args, RunOptions& options) const
 {
     std::vector<std::string> argv;
-    std::vector<std::string> drop;
+    // Removed in the child itself, between fork and exec: no env(1) started before each git.
     for (const char* name : k_dropped)
         if (std::getenv(name))
-            drop.emplace_back(name);
+            options.unset.emplace_back(name);
     if (m_isolated)
         for (const char* name : k_isolated)
             if (std::getenv(name) && std::none_of(m_env.begin(), m_env.end(),
                                                   [&](const auto& e) { return e.first == name; }))
-                drop.emplace_back(name);
-    if (!drop.empty()) {
-        argv.emplace_back("/usr/bin/env");
-        for (const auto& name : drop)
-            argv.insert(argv.end(), {"-u", name});
-    }
+                options.unset.emplace_back(name);
     // Options that user configuration cannot weaken: paths as bytes, no
     // optional index writes, no hooks from the hooks directory.
     argv.insert(argv.end(), {m_git, "--git-dir=" + m_git_dir.string()});

@@ -19,6 +19,7 @@ struct RunOptions {
     std::string cwd;                                          // empty: inherit
     std::string input;                                        // written to the child's stdin
     std::vector<std::pair<std::string, std::string>> env;     // added or replaced
+    std::vector<std::string> unset;                           // removed from the child's environment
     bool capture = true;                                      // false: child shares our stdout/stderr
     int timeout_ms = 0;  // > 0: past it the child's whole process group is killed (SIGKILL)
     std::optional<TimePoint> deadline; // the same, as a point in time (the earlier of both holds)

@@ -30,6 +30,7 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <sys/resource.h>
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
@@ -146,7 +147,16 @@ std::vector<PathLock> lock_refs(const fs::path& common, const std::vector<const 
     return locks;
 }
 
-constexpr size_t k_lock_batch = 64;
+// How many refs' locks are held at once: each is an open descriptor (kept across the save's
+// gits), so the batch fits well inside the open-files limit; at most 256, so that a
+// `branch -D` of hundreds is a couple of transactions, not one per 64 refs.
+size_t lock_batch()
+{
+    rlimit files {};
+    rlim_t soft = ::getrlimit(RLIMIT_NOFILE, &files) == 0 ? files.rlim_cur : 1024;
+    rlim_t room = soft == RLIM_INFINITY || soft > 1024 ? 1024 : soft;
+    return std::clamp<size_t>(room > 64 ? (room - 64) / 2 : 1, 1, 256);
+}
 
 int guard_transaction(const fs::path& git_dir, const fs::path& common, Input& in, const HookSettings& h)
 {
@@ -173,8 +183,7 @@ int guard_transaction(const fs::path& git_dir, const fs::path& common, Input& in
         unchecked += v.unchecked;
         kept.push_back(&v);
     }
-    // In name order, k_lock_batch refs at a time: each lock is held across its save, and a
-    // process holding a thousand file locks pays for each new one (PathLock scans its fds).
+    // In name order, lock_batch() refs at a time: each lock is held across its save.
     std::sort(kept.begin(), kept.end(), [](auto* a, auto* b) { return a->deletion.ref < b->deletion.ref; });
     bool ok = true;
     // The saves get as long again, at least 30 s: a git that hangs there is stopped and the
@@ -184,9 +193,10 @@ int guard_transaction(const fs::path& git_dir, const fs::path& common, Input& in
     auto save_deadline = Clock::now() + std::max(h.timeout, std::chrono::seconds(30));
     if (bundle == Bundle::no)
         saving.emplace(save_deadline, bound + " for the saves");
-    for (size_t at = 0; at < kept.size(); at += k_lock_batch) {
+    const size_t per_batch = lock_batch();
+    for (size_t at = 0; at < kept.size(); at += per_batch) {
         std::vector<const BranchVerdict*> batch(kept.begin() + static_cast<long>(at),
-                                                kept.begin() + static_cast<long>(std::min(kept.size(), at + k_lock_batch)));
+                                                kept.begin() + static_cast<long>(std::min(kept.size(), at + per_batch)));
         std::vector<PathLock> locks = lock_refs(common, batch, h.settings.lock_timeout);
         ok = keep_verdicts(git_dir, common, batch, bundle) && ok;
     }

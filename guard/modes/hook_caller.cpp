@@ -30,7 +30,7 @@ std::vector<std::string> command_line(long pid)
 
 // The git that runs this hook: our parent, or the parent of the static front end
 // (git-guard-hook, or its link reference-transaction) when it did not exec us.
-std::vector<std::string> git_command_line()
+std::vector<std::string> read_git_command_line()
 {
     long pid = ::getppid();
     auto argv = command_line(pid);
@@ -43,6 +43,13 @@ std::vector<std::string> git_command_line()
         rest >> state >> pid;
         argv = command_line(pid);
     }
+    return argv;
+}
+
+// Read once: a `branch -D` of hundreds of branches asks it for each deleted ref.
+const std::vector<std::string>& git_command_line()
+{
+    static const std::vector<std::string> argv = read_git_command_line();
     return argv;
 }
 

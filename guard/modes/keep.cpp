@@ -115,7 +115,7 @@ bool save_verdict(const fs::path& git_dir, const fs::path& common, const BranchV
     }
 }
 
-// A bulk deletion's saves, counted over the hook's batches of k_lock_batch refs and told in
+// A bulk deletion's saves, counted over the hook's batches of locked refs and told in
 // one line when the hook exits (the journal has each; GIT_GUARD_VERBOSE prints each).
 struct Bulk {
     size_t count = 0;

@@ -56,6 +56,20 @@ std::vector<std::string> hooks_off(const Git& git)
     return args;
 }
 
+namespace {
+
+// The ref writer of saves: no hooks, and no reflog (a save's one entry would say nothing the
+// ref does not, and goes with the ref; a bulk deletion would make a log file and its
+// directories for each of hundreds of saves).
+std::vector<std::string> save_writer(const Git& git)
+{
+    std::vector<std::string> args = hooks_off(git);
+    args.insert(args.end(), {"-c", "core.logAllRefUpdates=false", "update-ref", "-m", "git-guard: save", "--stdin"});
+    return args;
+}
+
+} // namespace
+
 // A save is a ref, readable with plain git, until guard.keepBranches newer ones of its
 // kind exist: then it is folded onto a chain (fold.cpp), so the refs stay few.
 std::string create_save(const Git& git, const std::string& name, const std::string& commit,
@@ -70,8 +84,7 @@ std::string create_save(const Git& git, const std::string& name, const std::stri
 std::string create_ref(const Git& git, const std::string& name, const std::string& commit,
                        const std::string& prefix)
 {
-    std::vector<std::string> args = hooks_off(git);
-    args.insert(args.end(), {"update-ref", "-m", "git-guard: save", "--stdin"});
+    std::vector<std::string> args = save_writer(git);
     // Usually the name is free: one git. Only a failure looks for what blocks it.
     std::string plain = stranded_ref_name(name, prefix);
     if (git.run(args, "create " + plain + " " + commit + "\n").status == 0)
@@ -195,9 +208,7 @@ std::optional<std::vector<Saved>> point_all_at(const Git& git, const std::vector
         creates += "create " + s.ref + " " + tip.commit + "\n";
         saves.push_back(s);
     }
-    std::vector<std::string> args = hooks_off(git);
-    args.insert(args.end(), {"update-ref", "-m", "git-guard: save", "--stdin"});
-    if (git.run(args, "start\n" + creates + "commit\n").status != 0)
+    if (git.run(save_writer(git), "start\n" + creates + "commit\n").status != 0)
         return std::nullopt; // nothing was written: the transaction is all or nothing
     saves_now = read_back_all(git, saves);
     return saves;

@@ -81,6 +81,21 @@ assert_eq 0 "$RC" "branch -D of 100 branches under a 3 GB address-space limit fa
 assert_same_file "$TEST_ROOT/vtips" "$TEST_ROOT/vsaved" "under an address-space limit, a deleted branch was not saved (a missing line is a lost branch)"
 "$GIT" -C "$REPO" config --unset guard.keepBranches
 
+section "under a low open-files limit: every branch of a bulk deletion still saved"
+# The hook holds one lock (an open descriptor) per ref of a batch across its saves: the
+# batch shrinks to fit the limit, or the saves of a 300-branch deletion would fail and
+# the deletion be refused.
+many_branches "$REPO" n 300
+"$GIT" -C "$REPO" config guard.keepBranches 5000 # every save stays a ref, to be listed below
+"$GIT" -C "$REPO" for-each-ref --format='%(refname:short) %(objectname)' 'refs/heads/n*' | sort >"$TEST_ROOT/ntips"
+run_cmd bash -c 'ulimit -n 100 && exec "$@"' _ "$GIT" -C "$REPO" branch -D $("$GIT" -C "$REPO" for-each-ref --format='%(refname:short)' 'refs/heads/n*')
+assert_eq 0 "$RC" "branch -D of 300 branches under 'ulimit -n 100' failed: $ERR"
+assert_not_contains "$ERR" "Too many open files" "the hook ran out of descriptors"
+"$GIT" -C "$REPO" for-each-ref --format='%(refname:short) %(objectname)' refs/heads/stranded/ |
+    sed -E 's|^stranded/([^/]+)/[^ ]+ |\1 |' | grep '^n' | sort >"$TEST_ROOT/nsaved"
+assert_same_file "$TEST_ROOT/ntips" "$TEST_ROOT/nsaved" "under an open-files limit, a deleted branch was not saved (a missing line is a lost branch)"
+"$GIT" -C "$REPO" config --unset guard.keepBranches
+
 section "published branches among many: only the unpublished are saved"
 many_branches "$REPO" p 20
 for i in 0 1 2 3 4; do "$GIT" -C "$REPO" push -q origin "p$i"; done

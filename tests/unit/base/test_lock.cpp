@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <chrono>
 #include <fcntl.h>
+#include <fstream>
 #include <functional>
 #include <poll.h>
 #include <sys/wait.h>
@@ -104,7 +105,7 @@ size_t lock_files(const TempRepo& repo)
     size_t n = 0;
     std::error_code ec;
     for (fs::directory_iterator it(common_dir(repo) / "guard" / "locks", ec), end; !ec && it != end; it.increment(ec))
-        n += it->path().extension() == ".lock" || it->path().extension() == ".owner";
+        n += it->path().extension() == ".lock";
     return n;
 }
 
@@ -162,11 +163,16 @@ BOOST_AUTO_TEST_CASE(lock_file_is_stable_per_key_and_under_common_dir)
     {
         PathLock lock(common_dir(repo), "tree:/a", 0s);
         first = lock.file();
-        auto owner = fs::path(first).replace_extension(".owner");
-        BOOST_TEST(fs::exists(owner), "the holder did not record itself in " << owner);
-        BOOST_TEST(guard::test::read_file(owner).starts_with(std::to_string(::getpid()) + " "),
-                   "the owner record does not start with the holder's pid");
+        BOOST_TEST(!fs::exists(fs::path(first).replace_extension(".owner")), "a second file was made for the owner");
     }
+    // Read by another process: this one would drop its own lock by closing a descriptor of it.
+    Pipe held, release;
+    pid_t holder = hold_in_child(repo, "tree:/a", held, release);
+    BOOST_REQUIRE(held.receive());
+    BOOST_TEST(guard::test::read_file(first).starts_with(std::to_string(holder) + " "),
+               "the lock file does not start with its holder's pid: " << guard::test::read_file(first));
+    release.send();
+    BOOST_TEST(wait_exit(holder) == 0);
     second = PathLock(common_dir(repo), "tree:/a", 0s).file();
     other = PathLock(common_dir(repo), "tree:/b", 0s).file();
     BOOST_TEST(first.parent_path() == common_dir(repo) / "guard" / "locks",
@@ -174,8 +180,7 @@ BOOST_AUTO_TEST_CASE(lock_file_is_stable_per_key_and_under_common_dir)
     BOOST_TEST(first.filename().string().size() == 16 + 5, "not <16 hex>.lock: " << first);
     BOOST_TEST(first == second, "one key mapped to two lock files");
     BOOST_TEST(first != other, "two keys share one lock file");
-    BOOST_TEST(!fs::exists(fs::path(first).replace_extension(".owner")),
-               "the owner record outlived the lock");
+    BOOST_TEST(!fs::exists(first), "the lock file (and the owner record in it) outlived the lock");
 }
 
 BOOST_AUTO_TEST_CASE(a_git_dir_that_is_gone_is_never_made_again)
@@ -307,6 +312,26 @@ BOOST_AUTO_TEST_CASE(files_of_holders_that_exec_are_swept)
     BOOST_TEST(!can_lock_now(repo, "tree:/held"), "a sweep removed a held lock's file: a newcomer got it too");
     release.send();
     BOOST_TEST(wait_exit(holder) == 0, "the holder failed");
+}
+
+// A hook holds a batch of locks while it takes more: its own files do not count towards the
+// sweep's threshold, yet files nobody holds are still swept, and its own are never.
+BOOST_AUTO_TEST_CASE(a_holder_of_many_locks_still_sweeps_stale_files)
+{
+    TempRepo repo;
+    std::vector<PathLock> held;
+    for (int i = 0; i < 40; ++i)
+        held.emplace_back(common_dir(repo), "held:" + std::to_string(i), 0s);
+    fs::path dir = held.front().file().parent_path();
+    for (int i = 0; i < 100; ++i) // left by holders that exec'd: nobody holds them
+        std::ofstream(dir / ("stale" + std::to_string(i) + ".lock")).put('\n');
+    held.emplace_back(common_dir(repo), "one more", 0s);
+    size_t left = 0;
+    for (const auto& entry : fs::directory_iterator(dir))
+        left += entry.path().extension() == ".lock";
+    BOOST_TEST(left == 41u, "100 stale lock files beside 40 held ones were not swept: " << left << " left");
+    for (const auto& lock : held)
+        BOOST_TEST(fs::exists(lock.file()), "a held lock's file was swept: " << lock.file());
 }
 
 // Holders remove their file on release and sweepers remove stale ones while 8 processes

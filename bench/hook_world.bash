@@ -13,7 +13,7 @@ for tool in cc awk "${needs[@]}"; do
 done
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/git-guard-bench-hook.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+trap 'rm -rf "$work" 2>/dev/null || { sleep 3; rm -rf "$work"; }' EXIT # a detached fold may still be writing
 export HOME=$work GIT_CONFIG_NOSYSTEM=1 LC_ALL=C
 export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com
 export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.com

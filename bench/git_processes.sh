@@ -70,6 +70,10 @@ prepare() { # CASE: the state each case starts from, in $work/case
         echo edit >>"$work/case.wt/a.txt"
         echo staged >"$work/case.wt/s.txt" && git -C "$work/case.wt" add s.txt
         echo untracked >"$work/case.wt/u.txt" ;;
+    remove-detached)
+        git -C "$work/case" worktree add -q --detach "$work/case.wt" 2>/dev/null
+        echo x >>"$work/case.wt/b.txt" && git -C "$work/case.wt" commit -qam "on the detached HEAD"
+        echo edit >>"$work/case.wt/a.txt" ;;
     branch)
         git -C "$work/case" checkout -q -b doomed
         echo x >>"$work/case/a.txt" && git -C "$work/case" commit -qam unpushed
@@ -93,6 +97,7 @@ fresh case 1 && prepare remove && count 1 git worktree remove --force "$work/cas
 echo "git: $("$real_git" --version); git-guard: $prefix"
 printf '%-36s %6s %8s\n' "command" "git" "guarded"
 row "worktree remove --force, dirty" remove git worktree remove --force "$work/case.wt"
+row "worktree remove --force, detached" remove-detached git worktree remove --force "$work/case.wt"
 row "branch -D, one unpushed branch" branch git branch -D doomed
 row "reset --hard, dirty tree" dirty git reset --hard
 row "reset --hard, clean tree" clean git reset --hard

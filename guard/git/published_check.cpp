@@ -35,11 +35,17 @@ std::vector<std::string> PublishedCheck::candidates(const std::string& branch)
 {
     if (!m_listed) {
         m_listed = true;
-        m_remotes = split(m_git.run({"for-each-ref", "--format=%(refname)", "refs/remotes/"}).out, '\n');
-        RunResult ups = m_git.run({"for-each-ref", "--format=%(refname:lstrip=2) %(upstream)", "refs/heads/"});
-        for (const auto& line : split(ups.out, '\n'))
-            if (auto sp = line.rfind(' '); sp != std::string::npos && sp + 1 < line.size())
-                m_upstreams[line.substr(0, sp)] = line.substr(sp + 1);
+        // One git for both: the remote-tracking refs, and each branch's upstream. A ref name
+        // holds no space; an upstream may be empty.
+        RunResult refs = m_git.run({"for-each-ref", "--format=%(refname) %(upstream)", "refs/heads/", "refs/remotes/"});
+        for (const auto& line : split(refs.out, '\n')) {
+            auto sp = line.find(' ');
+            std::string name = line.substr(0, sp);
+            if (name.starts_with("refs/remotes/"))
+                m_remotes.push_back(name);
+            else if (name.starts_with("refs/heads/") && sp != std::string::npos && sp + 1 < line.size())
+                m_upstreams[name.substr(11)] = line.substr(sp + 1);
+        }
     }
     std::vector<std::string> picked;
     if (auto up = m_upstreams.find(branch); !branch.empty() && up != m_upstreams.end() && !m_excluded.count(up->second))

@@ -6,6 +6,8 @@
 #include "guard/git/git.hpp"
 #include "guard/judge/work.hpp"
 
+#include <utility>
+
 namespace fs = std::filesystem;
 
 namespace guard {
@@ -104,13 +106,28 @@ bool head_from_status(const Git& git, Work& w, const std::string& status_out)
         else if (line.starts_with("# branch.head "))
             name = line.substr(14);
     }
-    // "(detached)", "(unknown)", and "(null)" (what glibc prints for a HEAD naming a ref
-    // outside refs/heads) are also valid branch names: such a HEAD is asked again.
-    if (!is_oid(oid) || name.empty() || name == "(detached)" || name == "(unknown)" || name == "(null)")
+    // "(unknown)" and "(null)" (what glibc prints for a HEAD naming a ref outside
+    // refs/heads) are also valid branch names: such a HEAD is asked again.
+    if (!is_oid(oid) || name.empty() || name == "(unknown)" || name == "(null)")
         return false;
     w.head = oid;
+    if (name == "(detached)") { // or a branch of that name: the refs tell (Work::detached_by_status)
+        w.detached_by_status = true;
+        read_branch(git, w, ""); // a rebase or bisect in progress still names its branch
+        return true;
+    }
     read_branch(git, w, "refs/heads/" + name);
     return true;
+}
+
+void settle_detached(const Git& git, Work& w, bool maybe_branch)
+{
+    if (!std::exchange(w.detached_by_status, false) || !maybe_branch)
+        return;
+    w.head.reset();
+    w.branch.clear();
+    w.branch_tip.reset();
+    read_head(git, w);
 }
 
 void head_as_listed(const Git& git, Work& w, const std::string& head, const std::string& branch_ref)

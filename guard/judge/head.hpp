@@ -20,9 +20,14 @@ void head_as_listed(const Git& git, Work& work, const std::string& head, const s
 
 // HEAD and its branch as `git status --porcelain=v2 -z --branch` gave them (`status_out`):
 // the commit status compared the index with, read in the same moment. False, leaving
-// `work` alone, unless status named a commit and a branch it is attached to: unborn
-// ("(initial)"), detached ("(detached)": a branch may bear that very name), "(unknown)", or
-// a HEAD naming a ref outside refs/heads are left to read_head. HEAD's tree is left unread.
+// `work` alone, unless status named a commit: unborn ("(initial)"), "(unknown)", or a HEAD
+// naming a ref outside refs/heads are left to read_head. A "(detached)" HEAD is taken as
+// detached and marked (Work::detached_by_status): a branch may bear that very name, which
+// settle_detached then asks about. HEAD's tree is left unread.
 bool head_from_status(const Git& git, Work& work, const std::string& status_out);
+
+// Settles Work::detached_by_status: when `maybe_branch` (a branch named "(detached)" exists,
+// or nobody has read the refs), HEAD and its branch are asked of git again.
+void settle_detached(const Git& git, Work& work, bool maybe_branch);
 
 } // namespace guard

@@ -4,11 +4,13 @@
 #include "guard/base/pattern.hpp"
 #include "guard/git/git.hpp"
 
+#include "guard/judge/head.hpp"
 #include "guard/judge/head_reflog.hpp"
 #include "guard/judge/tree_state.hpp"
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sys/stat.h>
 
@@ -56,6 +58,9 @@ void collect_commits(const fs::path& common, const Worktree& tree, const Setting
         else if (!listing)
             read = list_refs(common, list_worktrees(common));
         const std::vector<RefValue>& refs = listing ? *listing->refs : read;
+        settle_detached(Git(tree.git_dir), w, std::any_of(refs.begin(), refs.end(), [](const RefValue& r) {
+                            return r.name == "refs/heads/(detached)";
+                        }));
         std::string own = absolute_path(tree.git_dir).string();
         std::vector<std::string> tips, hide;
         std::vector<std::pair<std::string, std::string>> own_refs;
@@ -97,6 +102,7 @@ void collect_commits(const fs::path& common, const Worktree& tree, const Setting
                 w.reflog.push_back(tip);
             }
     } catch (const Error& e) {
+        settle_detached(Git(tree.git_dir), w, true); // the refs may be unread
         spdlog::warn("cannot tell which commits only {} holds, saving HEAD: {}", w.path, e.what());
         w.note = e.what();
         if (w.head)

@@ -50,6 +50,9 @@ struct Work {
     // unmerged); none when status was not read. Stands in for HEAD's tree when that is
     // unread (head_from_status): status compared the index with that very HEAD.
     std::optional<bool> index_is_head;
+    // Status named HEAD "(detached)", which a branch may also be named: taken as detached
+    // unless the refs, when next read (collect_commits), hold a branch of that name.
+    bool detached_by_status = false;
     std::vector<std::string> nested;   // nested repositories and submodules saved whole
     std::vector<std::string> hidden;   // skip-worktree / assume-unchanged edits (status hides them)
     std::vector<std::string> unmerged; // paths with conflict stages in the index

@@ -4,6 +4,7 @@
 #include "guard/save/nested.hpp"
 
 #include "guard/save/layout.hpp"
+#include "guard/judge/head.hpp"
 #include "guard/judge/tree_state.hpp"
 
 #include <spdlog/spdlog.h>
@@ -49,6 +50,7 @@ std::optional<NestedSave> save_nested(const Git& outer, const std::string& rel, 
         return NestedSave{rel, write_save(store, w, files, Settings{}, "nested"), "unborn", "detached"};
     }
     Work w = inspect_checkout(git_dir, root, Settings{});
+    settle_detached(Git(git_dir, root), w, true); // its refs are not read here
     Git own = Git(git_dir, root).isolated();
     NestedSave n{rel, "", w.head.value_or("unborn"), w.branch.empty() ? "detached" : w.branch};
     if (w.head)

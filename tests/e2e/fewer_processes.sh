@@ -270,8 +270,11 @@ git_real -C "$R" worktree add -q -b '(detached)' "$TEST_ROOT/paren" main
 commit_file "$TEST_ROOT/paren" paren.txt "on a branch named (detached)"
 echo "paren edit" >>"$TEST_ROOT/paren/a.txt"
 TIP=$(git_real -C "$TEST_ROOT/paren" rev-parse HEAD)
-run_cmd git -C "$R" worktree remove --force "$TEST_ROOT/paren"
+rm -f "$TEST_ROOT/rm.trace"
+run_cmd env GIT_TRACE2_EVENT="$TEST_ROOT/rm.trace" git -C "$R" worktree remove --force "$TEST_ROOT/paren"
 assert_eq 0 "$RC" "the removal of a tree on a branch named (detached) succeeds: $ERR"
+assert_ne 0 "$(grep -c '"rev-parse","HEAD^{commit}"' "$TEST_ROOT/rm.trace" || true)" \
+    "with a branch named (detached) in the refs, status's \"(detached)\" was taken without asking git which HEAD is"
 SAVE=$(git_real -C "$R" for-each-ref --format='%(refname)' refs/heads/stranded/paren/)
 git_real -C "$R" merge-base --is-ancestor "$TIP" "$SAVE" 2>/dev/null && ok=yes || ok=no
 assert_eq yes "$ok" "the commit on the branch named (detached) was lost: the save does not reach it"
@@ -281,9 +284,17 @@ assert_eq '(detached)' "$("$GUARD_BIN_DIR/git-guard" -C "$R" list --all --json |
 git_real -C "$R" worktree add -q --detach "$TEST_ROOT/det" main
 commit_file "$TEST_ROOT/det" det.txt "on a detached HEAD"
 echo "det edit" >>"$TEST_ROOT/det/a.txt"
-run_cmd git -C "$R" worktree remove --force "$TEST_ROOT/det"
+DET_TIP=$(git_real -C "$TEST_ROOT/det" rev-parse HEAD)
+git_real -C "$R" branch -D '(detached)' >/dev/null # no branch bears status's word for detached now
+rm -f "$TEST_ROOT/rm.trace"
+run_cmd env GIT_TRACE2_EVENT="$TEST_ROOT/rm.trace" git -C "$R" worktree remove --force "$TEST_ROOT/det"
 assert_eq 0 "$RC" "the removal of a detached tree succeeds: $ERR"
+assert_eq 0 "$(grep -c '"rev-parse","HEAD^{commit}"' "$TEST_ROOT/rm.trace" || true)" \
+    "a detached tree's removal asked HEAD in a rev-parse of its own (status names it, and no branch is named (detached))"
 SAVE=$(git_real -C "$R" for-each-ref --format='%(refname)' refs/heads/stranded/det/)
+git_real -C "$R" merge-base --is-ancestor "$DET_TIP" "$SAVE" 2>/dev/null && ok=yes || ok=no
+assert_eq yes "$ok" "the commit on the detached HEAD was lost: the save does not reach it"
+assert_eq "det edit" "$(git_real -C "$R" show "$SAVE:a.txt" 2>/dev/null | tail -1)" "the detached tree's edit was lost"
 assert_eq "null" "$("$GUARD_BIN_DIR/git-guard" -C "$R" list --all --json | jq -r "select(.ref == \"$SAVE\") | .branch")" \
     "the save of a detached tree names a branch"
 # An attached tree whose branch moves between git's worktree listing and the save.

@@ -237,13 +237,18 @@ done
 
 section "a removal takes HEAD from git status (--branch): HEAD as status compared, the index kept exactly"
 git_real -C "$R" config guard.keepBranches 50
-# removed_and_back NAME: removes tree NAME (guarded), then puts it back with git guard restore.
-removed_and_back() {
-    local tree=$TEST_ROOT/$1 save
+# removed_traced NAME: removes tree NAME (guarded), traced; HEAD_ASKED counts the rev-parses
+# of HEAD among its gits.
+removed_traced() {
     rm -f "$TEST_ROOT/rm.trace"
-    run_cmd env GIT_TRACE2_EVENT="$TEST_ROOT/rm.trace" git -C "$R" worktree remove --force "$tree"
+    run_cmd env GIT_TRACE2_EVENT="$TEST_ROOT/rm.trace" git -C "$R" worktree remove --force "$TEST_ROOT/$1"
     assert_eq 0 "$RC" "$1: the removal succeeds: $ERR"
     HEAD_ASKED=$(grep -c '"rev-parse","HEAD^{commit}"' "$TEST_ROOT/rm.trace" || true)
+}
+# removed_and_back NAME: removes tree NAME (guarded), then puts it back with git guard restore.
+removed_and_back() {
+    local save
+    removed_traced "$1"
     save=$(git_real -C "$R" for-each-ref --format='%(refname:short)' "refs/heads/stranded/$1/")
     assert_ne "" "$save" "$1: the tree was not saved"
     run_cmd "$GUARD_BIN_DIR/git-guard" -C "$R" restore "$save"
@@ -270,10 +275,8 @@ git_real -C "$R" worktree add -q -b '(detached)' "$TEST_ROOT/paren" main
 commit_file "$TEST_ROOT/paren" paren.txt "on a branch named (detached)"
 echo "paren edit" >>"$TEST_ROOT/paren/a.txt"
 TIP=$(git_real -C "$TEST_ROOT/paren" rev-parse HEAD)
-rm -f "$TEST_ROOT/rm.trace"
-run_cmd env GIT_TRACE2_EVENT="$TEST_ROOT/rm.trace" git -C "$R" worktree remove --force "$TEST_ROOT/paren"
-assert_eq 0 "$RC" "the removal of a tree on a branch named (detached) succeeds: $ERR"
-assert_ne 0 "$(grep -c '"rev-parse","HEAD^{commit}"' "$TEST_ROOT/rm.trace" || true)" \
+removed_traced paren
+assert_ne 0 "$HEAD_ASKED" \
     "with a branch named (detached) in the refs, status's \"(detached)\" was taken without asking git which HEAD is"
 SAVE=$(git_real -C "$R" for-each-ref --format='%(refname)' refs/heads/stranded/paren/)
 git_real -C "$R" merge-base --is-ancestor "$TIP" "$SAVE" 2>/dev/null && ok=yes || ok=no
@@ -286,10 +289,8 @@ commit_file "$TEST_ROOT/det" det.txt "on a detached HEAD"
 echo "det edit" >>"$TEST_ROOT/det/a.txt"
 DET_TIP=$(git_real -C "$TEST_ROOT/det" rev-parse HEAD)
 git_real -C "$R" branch -D '(detached)' >/dev/null # no branch bears status's word for detached now
-rm -f "$TEST_ROOT/rm.trace"
-run_cmd env GIT_TRACE2_EVENT="$TEST_ROOT/rm.trace" git -C "$R" worktree remove --force "$TEST_ROOT/det"
-assert_eq 0 "$RC" "the removal of a detached tree succeeds: $ERR"
-assert_eq 0 "$(grep -c '"rev-parse","HEAD^{commit}"' "$TEST_ROOT/rm.trace" || true)" \
+removed_traced det
+assert_eq 0 "$HEAD_ASKED" \
     "a detached tree's removal asked HEAD in a rev-parse of its own (status names it, and no branch is named (detached))"
 SAVE=$(git_real -C "$R" for-each-ref --format='%(refname)' refs/heads/stranded/det/)
 git_real -C "$R" merge-base --is-ancestor "$DET_TIP" "$SAVE" 2>/dev/null && ok=yes || ok=no

@@ -35,6 +35,22 @@ stranded_count() {
         grep -c "^refs/heads/stranded/${2:-}" || true
 }
 
+# deleted_under_limit PREFIX N LIMIT WHAT: N branches PREFIX<i> deleted in one `branch -D`
+# run under `ulimit LIMIT` (WHAT names it); every tip must be saved, each once.
+deleted_under_limit() {
+    local prefix=$1 n=$2 limit=$3 what=$4
+    many_branches "$REPO" "$prefix" "$n"
+    "$GIT" -C "$REPO" config guard.keepBranches 5000 # every save stays a ref, to be listed below
+    "$GIT" -C "$REPO" for-each-ref --format='%(refname:short) %(objectname)' "refs/heads/$prefix*" | sort >"$TEST_ROOT/$prefix.tips"
+    # shellcheck disable=SC2046
+    run_cmd bash -c "ulimit $limit && exec \"\$@\"" _ "$GIT" -C "$REPO" branch -D $("$GIT" -C "$REPO" for-each-ref --format='%(refname:short)' "refs/heads/$prefix*")
+    assert_eq 0 "$RC" "branch -D of $n branches under $what failed: $ERR"
+    "$GIT" -C "$REPO" for-each-ref --format='%(refname:short) %(objectname)' refs/heads/stranded/ |
+        sed -E 's|^stranded/([^/]+)/[^ ]+ |\1 |' | grep "^$prefix" | sort >"$TEST_ROOT/$prefix.saved"
+    assert_same_file "$TEST_ROOT/$prefix.tips" "$TEST_ROOT/$prefix.saved" "under $what, a deleted branch was not saved (a missing line is a lost branch)"
+    "$GIT" -C "$REPO" config --unset guard.keepBranches
+}
+
 make_clone batch
 REPO=$TEST_ROOT/batch
 install_c5 "$REPO/.git"
@@ -71,30 +87,14 @@ section "input past one page where no address range can be reserved: every branc
 # The hook front end reads input past 4 KB into an address range reserved once (4 GiB,
 # no memory until used); under an address-space limit that refuses it, the buffer grows
 # by doubling instead. 100 deletions are about 10 KB of input.
-many_branches "$REPO" v 100
-"$GIT" -C "$REPO" config guard.keepBranches 5000 # every save stays a ref, to be listed below
-"$GIT" -C "$REPO" for-each-ref --format='%(refname:short) %(objectname)' 'refs/heads/v*' | sort >"$TEST_ROOT/vtips"
-run_cmd bash -c 'ulimit -v 3000000 && exec "$@"' _ "$GIT" -C "$REPO" branch -D $("$GIT" -C "$REPO" for-each-ref --format='%(refname:short)' 'refs/heads/v*')
-assert_eq 0 "$RC" "branch -D of 100 branches under a 3 GB address-space limit failed: $ERR"
-"$GIT" -C "$REPO" for-each-ref --format='%(refname:short) %(objectname)' refs/heads/stranded/ |
-    sed -E 's|^stranded/([^/]+)/[^ ]+ |\1 |' | grep '^v' | sort >"$TEST_ROOT/vsaved"
-assert_same_file "$TEST_ROOT/vtips" "$TEST_ROOT/vsaved" "under an address-space limit, a deleted branch was not saved (a missing line is a lost branch)"
-"$GIT" -C "$REPO" config --unset guard.keepBranches
+deleted_under_limit v 100 "-v 3000000" "a 3 GB address-space limit"
 
 section "under a low open-files limit: every branch of a bulk deletion still saved"
 # The hook holds one lock (an open descriptor) per ref of a batch across its saves: the
 # batch shrinks to fit the limit, or the saves of a 300-branch deletion would fail and
 # the deletion be refused.
-many_branches "$REPO" n 300
-"$GIT" -C "$REPO" config guard.keepBranches 5000 # every save stays a ref, to be listed below
-"$GIT" -C "$REPO" for-each-ref --format='%(refname:short) %(objectname)' 'refs/heads/n*' | sort >"$TEST_ROOT/ntips"
-run_cmd bash -c 'ulimit -n 100 && exec "$@"' _ "$GIT" -C "$REPO" branch -D $("$GIT" -C "$REPO" for-each-ref --format='%(refname:short)' 'refs/heads/n*')
-assert_eq 0 "$RC" "branch -D of 300 branches under 'ulimit -n 100' failed: $ERR"
+deleted_under_limit n 300 "-n 100" "an open-files limit of 100"
 assert_not_contains "$ERR" "Too many open files" "the hook ran out of descriptors"
-"$GIT" -C "$REPO" for-each-ref --format='%(refname:short) %(objectname)' refs/heads/stranded/ |
-    sed -E 's|^stranded/([^/]+)/[^ ]+ |\1 |' | grep '^n' | sort >"$TEST_ROOT/nsaved"
-assert_same_file "$TEST_ROOT/ntips" "$TEST_ROOT/nsaved" "under an open-files limit, a deleted branch was not saved (a missing line is a lost branch)"
-"$GIT" -C "$REPO" config --unset guard.keepBranches
 
 section "published branches among many: only the unpublished are saved"
 many_branches "$REPO" p 20

@@ -334,6 +334,20 @@ BOOST_AUTO_TEST_CASE(a_holder_of_many_locks_still_sweeps_stale_files)
         BOOST_TEST(fs::exists(lock.file()), "a held lock's file was swept: " << lock.file());
 }
 
+// Versions before round 21 wrote the owner to a sidecar `<hash>.owner`: one whose lock file
+// is gone is removed by the next lock taken; one beside a lock file still there is kept.
+BOOST_AUTO_TEST_CASE(sidecars_of_earlier_versions_go_with_their_lock_file)
+{
+    TempRepo repo;
+    fs::path dir = PathLock(common_dir(repo), "make the dir", 0s).file().parent_path();
+    std::ofstream(dir / "0000000000000001.owner") << "123 an earlier git-guard\n";
+    std::ofstream(dir / "0000000000000002.owner") << "124 an earlier git-guard\n";
+    std::ofstream(dir / "0000000000000002.lock").put('\n');
+    PathLock lock(common_dir(repo), "tree:/x", 0s);
+    BOOST_TEST(!fs::exists(dir / "0000000000000001.owner"), "a sidecar whose lock file is gone was left");
+    BOOST_TEST(fs::exists(dir / "0000000000000002.owner"), "the sidecar of a lock file still there was removed");
+}
+
 // Holders remove their file on release and sweepers remove stale ones while 8 processes
 // count under one key: a waiter that opened a removed file must not count beside the
 // holder of the new one.

@@ -9,7 +9,6 @@
 #include <cstdlib>
 #include <string>
 
-namespace fs = std::filesystem;
 using guard::test::TempRepo;
 
 namespace {
@@ -37,19 +36,13 @@ BOOST_AUTO_TEST_CASE(an_unset_variable_is_gone_in_the_child_and_kept_here)
     BOOST_TEST(std::string(std::getenv("GIT_PREFIX")) == "sub/dir/", "the parent's own environment was changed");
 }
 
-// A hook's git sees GIT_WORK_TREE and GIT_PREFIX of the git that ran the hook: our git
-// calls must not: they name the repository themselves.
-BOOST_AUTO_TEST_CASE(a_git_call_never_sees_the_callers_tree_or_prefix)
+// A hook's git sees GIT_WORK_TREE of the git that ran the hook: a git call of ours that
+// names no work tree (the git dir alone) must not take the caller's.
+BOOST_AUTO_TEST_CASE(a_git_call_never_sees_the_callers_work_tree)
 {
     TempRepo repo;
     TempRepo other;
     Variable tree("GIT_WORK_TREE", other.path().string());
-    Variable prefix("GIT_PREFIX", "sub/");
-    guard::Git git(repo.path() / ".git", repo.path());
-    auto top = git.run({"rev-parse", "--show-toplevel", "--show-prefix"});
-    BOOST_TEST(top.status == 0, top.err);
-    BOOST_TEST(top.out == fs::canonical(repo.path()).string() + "\n\n",
-               "git was pointed at the caller's work tree or prefix: " + top.out);
     guard::Git bare(repo.path() / ".git");
     auto inside = bare.run({"rev-parse", "--show-toplevel"});
     BOOST_TEST(inside.out.find(other.path().string()) == std::string::npos,

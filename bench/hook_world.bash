@@ -31,6 +31,19 @@ place() {
     esac
 }
 
+# folds_done GIT_DIR: waits (up to 60 s) for the detached `git guard fold --after-git` that a
+# guarded deletion of more than guard.keepBranches branches leaves behind, so that it
+# neither competes with the next timed run for the CPU nor holds a save ref's lock when the
+# next round deletes the saves by hand (git 2.55: "cannot lock ref … File exists").
+folds_done() {
+    local i
+    for ((i = 0; i < 1200; i++)); do
+        pgrep -f -- "-C $1 [f]old --after-git" >/dev/null || return 0
+        sleep 0.05
+    done
+    echo "$(basename "$0"): a detached fold in $1 still runs after 60 s" >&2
+}
+
 median() {
     printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }

@@ -111,7 +111,7 @@ for git in "${gits[@]}"; do
     args=()
     for kind in none guard; do
         r=$w/$kind
-        prep="sh -c \"while pgrep -f -- '-C $r/.git [f]old --after-git' >/dev/null; do sleep 0.05; done; git -C $r -c core.hooksPath=/dev/null for-each-ref --format='delete %(refname)' refs/heads/stranded/ | git -C $r -c core.hooksPath=/dev/null update-ref --stdin && git -C $r -c core.hooksPath=/dev/null update-ref --stdin <$w/$kind.create\""
+        prep="sh -c \"$folds_done $r/.git; git -C $r -c core.hooksPath=/dev/null for-each-ref --format='delete %(refname)' refs/heads/stranded/ | git -C $r -c core.hooksPath=/dev/null update-ref --stdin && git -C $r -c core.hooksPath=/dev/null update-ref --stdin <$w/$kind.create\""
         args+=(--prepare "$prep" -n "delete1000 $kind" "sh -c 'git -C $r update-ref --stdin <$w/$kind.delete'")
     done
     hyperfine --warmup 1 --runs "$fetch_runs" --export-csv "$w/delete.csv" "${args[@]}" >/dev/null
@@ -158,7 +158,7 @@ for git in "${gits[@]}"; do
             # shellcheck disable=SC2086
             git -C "$w/mass" branch -D $names >/dev/null 2>&1
             end=$EPOCHREALTIME
-            folds_done "$w/mass/.git" # untimed: the fold runs after git, detached
+            "$folds_done" "$w/mass/.git" # untimed: the fold runs after git, detached
             mass[$kind]+="$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f", (b - a) * 1000 }') "
             [[ $kind != guard ]] || saved=$(git -C "$w/mass" for-each-ref refs/heads/stranded/ refs/stranded/ | grep -c . || true)
         done

@@ -31,18 +31,21 @@ place() {
     esac
 }
 
-# folds_done GIT_DIR: waits (up to 60 s) for the detached `git guard fold --after-git` that a
-# guarded deletion of more than guard.keepBranches branches leaves behind, so that it
-# neither competes with the next timed run for the CPU nor holds a save ref's lock when the
-# next round deletes the saves by hand (git 2.55: "cannot lock ref … File exists").
-folds_done() {
-    local i
-    for ((i = 0; i < 1200; i++)); do
-        pgrep -f -- "-C $1 [f]old --after-git" >/dev/null || return 0
-        sleep 0.05
-    done
-    echo "$(basename "$0"): a detached fold in $1 still runs after 60 s" >&2
-}
+# folds-done GIT_DIR (a script, so that hyperfine's --prepare can run it too): waits (up to
+# 60 s) for the detached `git guard fold --after-git` that a guarded deletion of more than
+# guard.keepBranches branches leaves behind, so that it neither competes with the next
+# timed run for the CPU nor holds a save ref's lock when the next round deletes the saves
+# by hand (git 2.55: "cannot lock ref … File exists").
+folds_done=$work/folds-done
+cat >"$folds_done" <<'SCRIPT'
+#!/bin/sh
+i=0
+while pgrep -f -- "-C $1 [f]old --after-git" >/dev/null; do
+    [ $((i += 1)) -le 1200 ] || { echo "bench: a detached fold in $1 still runs after 60 s" >&2; exit 0; }
+    sleep 0.05
+done
+SCRIPT
+chmod +x "$folds_done"
 
 median() {
     printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'

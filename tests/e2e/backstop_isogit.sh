@@ -4,9 +4,7 @@
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/backstop_fixtures.bash"
 
-# The tools' cache: GUARD_TOOLS_DIR, by default the build's tools/ (as install_fixtures.bash),
-# so that ctest run alone in a build tests/run.sh made finds it too.
-ISOGIT=${GUARD_TOOLS_DIR:-$GUARD_BIN_DIR/../tools}/isomorphic-git/node_modules/isomorphic-git
+ISOGIT=$GUARD_TOOLS_DIR/isomorphic-git/node_modules/isomorphic-git
 if ! command -v node >/dev/null || [ ! -d "$ISOGIT" ]; then
     skip_suite "isomorphic-git is not installed in $ISOGIT (tests/run.sh puts it in \$GUARD_TOOLS_DIR from npm): skipping"
 fi

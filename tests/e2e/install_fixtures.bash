@@ -193,8 +193,7 @@ doctor_failures() {
 }
 
 # The real hook managers (coexist_*.sh): tests/run.sh installs lefthook and husky from npm
-# into GUARD_TOOLS_DIR (default build/tools) and pre-commit from Debian.
-TOOLS_DIR=${GUARD_TOOLS_DIR:-$GUARD_BIN_DIR/../tools}
+# into GUARD_TOOLS_DIR (lib.sh; default build/tools) and pre-commit from Debian.
 
 # in_sandbox: the suite runs inside TEST_ROOT, and no git command it starts, nor one a hook
 # manager starts from a hook, can find a repository above it (lefthook's `run` installs
@@ -206,7 +205,7 @@ in_sandbox() {
 
 # tool_path NAME: NAME's executable (the npm cache, else PATH); fails when there is none.
 tool_path() {
-    local exe=$TOOLS_DIR/$1/node_modules/.bin/$1
+    local exe=$GUARD_TOOLS_DIR/$1/node_modules/.bin/$1
     [ -x "$exe" ] || exe=$(command -v "$1" 2>/dev/null) || return 1
     echo "$exe"
 }

@@ -7,7 +7,8 @@
 # something failed (and says where), and removes it otherwise.
 #
 # Environment: GUARD_BIN_DIR (the build's bin/, required), GUARD_SOURCE_DIR (defaults to
-# the checkout holding this file).
+# the checkout holding this file), GUARD_TOOLS_DIR (the npm tools' cache tests/run.sh fills;
+# defaults to the build's tools/).
 
 set -u -o pipefail
 
@@ -17,7 +18,8 @@ if [ -z "${GUARD_BIN_DIR:-}" ]; then
     exit 2
 fi
 GUARD_BIN_DIR=$(cd "$GUARD_BIN_DIR" && pwd)
-export GUARD_BIN_DIR GUARD_SOURCE_DIR
+GUARD_TOOLS_DIR=${GUARD_TOOLS_DIR:-$GUARD_BIN_DIR/../tools}
+export GUARD_BIN_DIR GUARD_SOURCE_DIR GUARD_TOOLS_DIR
 
 # --- hermetic environment ----------------------------------------------------------
 
